@@ -1,0 +1,53 @@
+"""Packaging for vppcfg: the VPP dataplane configurator and the T-Rex loadtest harness."""
+
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+VERSION = "0.1.0"
+
+setup(
+    name="vppcfg",
+    version=VERSION,
+    description="Declarative VPP dataplane configurator and T-Rex loadtest harness",
+    long_description=Path("README.md").read_text(encoding="utf-8"),
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    python_requires=">=3.11",
+    packages=[
+        *find_packages(include=["vppcfg", "vppcfg.*", "loadtest", "loadtest.*"]),
+        "vppcfg.schema",
+    ],
+    package_dir={"vppcfg.schema": "schema"},
+    package_data={
+        "vppcfg.schema": ["*.yaml"],
+        "vppcfg": ["templates/*.j2", "sim/api/*.json", "sim/*.yaml"],
+        "loadtest": ["templates/*.j2", "profiles/*.py", "profiles/*.yaml"],
+    },
+    install_requires=[
+        "PyYAML~=6.0",
+        "yamale~=6.1",
+        "vpp-papi~=2.4.2",
+        "Jinja2~=3.1",
+        "pyzmq~=27.0",
+        "MLRsearch~=1.2.1",
+    ],
+    extras_require={
+        # The T-Rex stateless client; needs Python < 3.12 (it imports `imp`).
+        "trex": ["lbr-trex-client==3.4.0"],
+        "test": [
+            "pytest~=9.2",
+            "hypothesis~=6.170",
+            "ruff~=0.17.5",
+            "lbr-trex-client==3.4.0",
+        ],
+    },
+    entry_points={
+        "console_scripts": [
+            "vppcfg=vppcfg.cli:main",
+            "vppcfg-sim=vppcfg.sim.__main__:main",
+            "trex-loadtest=loadtest.cli:main",
+            "trex-emu=loadtest.emu.__main__:main",
+        ]
+    },
+)

@@ -1,0 +1,3 @@
+"""vppcfg: a declarative configurator for the FD.io VPP dataplane."""
+
+__version__ = "0.1.0"

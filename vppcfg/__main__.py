@@ -1,0 +1,5 @@
+import sys
+
+from vppcfg.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Sub-commands of the `vppcfg` CLI; see vppcfg.cli."""

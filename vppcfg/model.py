@@ -1,0 +1,278 @@
+"""The dataplane model: one set of immutable value types for both the desired
+config (read from YAML) and the live state (dumped from VPP).
+
+Because both sides are the same kind of value, planning is a pure function of
+two `Dataplane` values and verification is "plan again and expect nothing".
+
+Conventions, so that two models compare equal exactly when VPP would be in
+the same state:
+- every name is the VPP interface name (``GigabitEthernet3/0/0.100``, ``loop0``);
+- MACs are lower-case ``aa:bb:cc:dd:ee:ff``; IP addresses and prefixes are in
+  Python's canonical ``ipaddress`` spelling (``2001:db8::1/64``);
+- collections whose order VPP does not keep are sorted tuples;
+- ``None`` means "not set / leave as VPP chooses" where the language allows it.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class FrozenDict(Mapping[K, V], Generic[K, V]):
+    """A read-only, hashable mapping that keeps insertion order."""
+
+    __slots__ = ("_data", "_hash")
+
+    def __init__(self, *args: object, **kwargs: V) -> None:
+        self._data: dict[K, V] = dict(*args, **kwargs)  # type: ignore[arg-type]
+        self._hash: int | None = None
+
+    def __getitem__(self, key: K) -> V:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset(self._data.items()))
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Mapping):
+            return self._data == dict(other.items())
+        return NotImplemented
+
+    def __repr__(self) -> str:
+        return f"FrozenDict({self._data!r})"
+
+    def replace(self, key: K, value: V) -> FrozenDict[K, V]:
+        """A copy with one entry set."""
+        data = dict(self._data)
+        data[key] = value
+        return FrozenDict(data)
+
+    def without(self, key: K) -> FrozenDict[K, V]:
+        """A copy with one entry removed (no error if absent)."""
+        return FrozenDict({k: v for k, v in self._data.items() if k != key})
+
+
+class InterfaceKind(enum.StrEnum):
+    PHY = "phy"
+    SUB = "sub"
+    LOOPBACK = "loopback"
+    BOND = "bond"
+    VXLAN = "vxlan"
+    TAP = "tap"
+
+
+@dataclass(frozen=True)
+class Encapsulation:
+    """How a sub-interface matches frames. Exactly one of dot1q/dot1ad is set."""
+
+    dot1q: int = 0
+    dot1ad: int = 0
+    inner_dot1q: int = 0
+    exact_match: bool = True
+
+    @property
+    def outer(self) -> int:
+        return self.dot1q or self.dot1ad
+
+    @property
+    def tags(self) -> int:
+        """Number of VLAN tags matched (1 for dot1q/dot1ad, 2 for QinQ/QinAD)."""
+        return 2 if self.inner_dot1q else 1
+
+
+@dataclass(frozen=True)
+class InterfaceAcls:
+    """ACL names applied to an interface, in evaluation order."""
+
+    input: tuple[str, ...] = ()
+    output: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Interface:
+    """The L2/L3 settings of any VPP interface: a PHY, a sub-interface, a
+    loopback, or the interface side of a bond, vxlan tunnel or tap."""
+
+    name: str
+    kind: InterfaceKind
+    description: str = ""
+    mac: str | None = None
+    mtu: int = 1500
+    state: str = "up"  # "up" | "down"
+    lcp: str | None = None
+    addresses: tuple[str, ...] = ()  # canonical "ip/len", sorted
+    unnumbered: str | None = None
+    l2xc: str | None = None
+    mpls: bool = False
+    sflow: bool = False
+    acls: InterfaceAcls = field(default_factory=InterfaceAcls)
+    device_type: str | None = None
+    # sub-interfaces only
+    parent: str | None = None
+    sub_id: int | None = None
+    encapsulation: Encapsulation | None = None
+
+    @property
+    def is_sub(self) -> bool:
+        return self.kind is InterfaceKind.SUB
+
+
+class BondMode(enum.StrEnum):
+    ROUND_ROBIN = "round-robin"
+    ACTIVE_BACKUP = "active-backup"
+    XOR = "xor"
+    BROADCAST = "broadcast"
+    LACP = "lacp"
+
+
+class BondLoadBalance(enum.StrEnum):
+    L2 = "l2"
+    L23 = "l23"
+    L34 = "l34"
+
+
+@dataclass(frozen=True)
+class Bond:
+    """A BondEthernetN: its LAG settings and members (its L3 side is an Interface)."""
+
+    name: str
+    instance: int
+    description: str = ""
+    mode: BondMode = BondMode.LACP
+    load_balance: BondLoadBalance | None = BondLoadBalance.L34  # None unless xor/lacp
+    members: tuple[str, ...] = ()  # sorted
+    mac: str | None = None
+
+
+@dataclass(frozen=True)
+class VxlanTunnel:
+    name: str
+    instance: int
+    local: str
+    remote: str
+    vni: int
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class TapHost:
+    """The Linux side of a tap."""
+
+    name: str
+    mac: str | None = None
+    mtu: int = 1500
+    bridge: str | None = None
+    namespace: str | None = None
+
+
+@dataclass(frozen=True)
+class Tap:
+    name: str
+    instance: int
+    host: TapHost
+    description: str = ""
+    rx_ring_size: int = 256
+    tx_ring_size: int = 256
+
+
+@dataclass(frozen=True)
+class BridgeSettings:
+    learn: bool = True
+    unicast_flood: bool = True
+    unknown_unicast_flood: bool = True
+    unicast_forward: bool = True
+    arp_termination: bool = False
+    arp_unicast_forward: bool = False
+    mac_age_minutes: int = 0
+
+
+@dataclass(frozen=True)
+class BridgeDomain:
+    name: str  # "bdN"
+    bd_id: int
+    description: str = ""
+    mtu: int = 1500
+    bvi: str | None = None
+    members: tuple[str, ...] = ()  # sorted; the BVI is not listed here
+    settings: BridgeSettings = field(default_factory=BridgeSettings)
+
+
+@dataclass(frozen=True)
+class PrefixList:
+    name: str
+    description: str = ""
+    members: tuple[str, ...] = ()  # canonical prefixes, in config order
+
+
+@dataclass(frozen=True)
+class PortRange:
+    first: int
+    last: int
+
+
+@dataclass(frozen=True)
+class AclTerm:
+    """One term as written; it may expand to several VPP rules (per family,
+    per prefix-list member)."""
+
+    action: str  # "permit" | "deny" | "permit+reflect"
+    description: str = ""
+    family: str = "any"  # "ipv4" | "ipv6" | "any"
+    source: str | None = None  # a prefix, or a prefix-list name
+    destination: str | None = None
+    protocol: int = 0  # 0 = any
+    source_port: PortRange = PortRange(0, 65535)
+    destination_port: PortRange = PortRange(0, 65535)
+    icmp_type: PortRange = PortRange(0, 255)
+    icmp_code: PortRange = PortRange(0, 255)
+
+
+@dataclass(frozen=True)
+class Acl:
+    name: str  # also the VPP ACL tag
+    description: str = ""
+    terms: tuple[AclTerm, ...] = ()
+
+
+@dataclass(frozen=True)
+class Sflow:
+    """Global sFlow settings (per-interface enablement is Interface.sflow)."""
+
+    sampling_rate: int = 10000
+    polling_interval: int = 20
+    header_bytes: int = 128
+
+
+@dataclass(frozen=True)
+class Dataplane:
+    """A whole dataplane: desired (from a config file) or live (from VPP)."""
+
+    interfaces: FrozenDict[str, Interface] = field(default_factory=FrozenDict)
+    bonds: FrozenDict[str, Bond] = field(default_factory=FrozenDict)
+    vxlan_tunnels: FrozenDict[str, VxlanTunnel] = field(default_factory=FrozenDict)
+    taps: FrozenDict[str, Tap] = field(default_factory=FrozenDict)
+    bridge_domains: FrozenDict[str, BridgeDomain] = field(default_factory=FrozenDict)
+    prefixlists: FrozenDict[str, PrefixList] = field(default_factory=FrozenDict)
+    acls: FrozenDict[str, Acl] = field(default_factory=FrozenDict)
+    sflow: Sflow = field(default_factory=Sflow)
+    # Live state only: keys ("interfaces/<name>", "bridge_domains/<name>", ...)
+    # of objects present in VPP that vppcfg did not create (no vppcfg tag).
+    # The planner never prunes or changes them unless the config names them.
+    foreign: frozenset[str] = frozenset()
+
+    def sub_interfaces_of(self, parent: str) -> list[Interface]:
+        return [i for i in self.interfaces.values() if i.parent == parent]
