@@ -1,0 +1,262 @@
+"""`trex-loadtest`: drive a T-Rex traffic generator through a device under test.
+
+Sub-commands: `ramp` (warm-up, linear ramp, hold; per-second stats), `ndr`
+(MLRsearch for NDR/PDR) and `report` (HTML page from run JSON files).
+Exit codes: 0 ok, 1 the run failed or was interrupted, 2 usage or I/O error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from loadtest.client import LoadtestError, TrexSession, UsageError, load_api
+from loadtest.linerate import line_rate_pps, parse_rate
+from loadtest.profiles import NAMED_MIXES, ProfileError, TrafficSpec, make_flows
+from loadtest.progress import Progress
+from loadtest.stats import directions
+
+PROG = "trex-loadtest"
+
+
+def _add_common(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("T-Rex")
+    g.add_argument("--server", default="127.0.0.1", help="T-Rex server (default %(default)s)")
+    g.add_argument("--sync-port", type=int, default=4501, help="JSON-RPC port (default 4501)")
+    g.add_argument("--async-port", type=int, default=4500, help="async PUB port (default 4500)")
+    g.add_argument("--ports", type=int, nargs=2, default=[0, 1], metavar=("TX", "RX"),
+                   help="the port pair; direction 0 sends TX->RX (default 0 1)")
+    g.add_argument("--force", action="store_true", help="take the ports even if someone owns them")
+    g.add_argument("--trex-client-path", metavar="DIR",
+                   help="use the client of a T-Rex install instead of lbr-trex-client")
+    g.add_argument("--timeout", type=float, default=5.0, help="RPC timeout in seconds")
+    g.add_argument("--link-speed", type=float, metavar="GBPS",
+                   help="line rate in Gbit/s (default: the port's reported speed)")
+    t = p.add_argument_group("traffic")
+    t.add_argument("--profile", default="64",
+                   help=f"{', '.join(NAMED_MIXES)} or a frame size incl. FCS (default 64)")
+    t.add_argument("--flows", choices=("one", "many"), default="one",
+                   help="one flow, or many flows walking the ranges below")
+    t.add_argument("--ipv6", action="store_true", help="IPv6/UDP instead of IPv4/UDP")
+    t.add_argument("--src", metavar="FIRST-LAST", help="source address range of direction 0")
+    t.add_argument("--dst", metavar="FIRST-LAST", help="destination address range")
+    t.add_argument("--sport", metavar="FIRST-LAST", help="UDP source port range")
+    t.add_argument("--dport", metavar="FIRST-LAST", help="UDP destination port range")
+    t.add_argument("-b", "--bidirectional", action="store_true",
+                   help="send both ways (default: port TX to RX only)")
+    t.add_argument("--latency", action="store_true",
+                   help="add latency streams (min/avg/max/jitter)")
+    o = p.add_argument_group("output")
+    o.add_argument("-o", "--output", type=Path, help="write the run as JSON here")
+    o.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    o.add_argument("--drain", type=float, default=1.0,
+                   help="seconds to wait after traffic stops before the last read (default 1)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    ramp = sub.add_parser("ramp", help="warm-up, linear ramp to a rate, hold")
+    _add_common(ramp)
+    r = ramp.add_argument_group("ramp")
+    r.add_argument("--rate", default="100",
+                   help="peak rate per direction: percent of line rate, or e.g. 1.5mpps")
+    r.add_argument("--start-rate", help="rate the ramp starts from (default: the warm-up rate)")
+    r.add_argument("--warmup-rate", default="1", help="warm-up rate (default 1%% of line)")
+    r.add_argument("--warmup", type=float, default=5.0, help="warm-up seconds (default 5)")
+    r.add_argument("--duration", type=float, default=30.0, help="ramp seconds (default 30)")
+    r.add_argument("--hold", type=float, default=5.0, help="seconds at the peak (default 5)")
+    r.add_argument("--sample-interval", type=float, default=1.0,
+                   help="seconds between stats samples (default 1)")
+    r.add_argument("--loss-threshold", type=float, default=0.1,
+                   help="loss %% a rate may have and still count as lossless (default 0.1)")
+    ramp.set_defaults(func=cmd_ramp)
+
+    ndr = sub.add_parser("ndr", help="search NDR/PDR with MLRsearch")
+    _add_common(ndr)
+    n = ndr.add_argument_group("search")
+    n.add_argument("--pdr", type=float, action="append", metavar="LOSS%",
+                   help="a PDR goal in percent (repeatable; default 0.5); NDR is always searched")
+    n.add_argument("--precision", type=float, default=0.5,
+                   help="target width of the bounds, %% of the upper bound (default 0.5)")
+    n.add_argument("--trial-duration", type=float, default=10.0,
+                   help="final trial duration in seconds (default 10)")
+    n.add_argument("--initial-duration", type=float, default=1.0,
+                   help="duration of the first, coarse trials (default 1)")
+    n.add_argument("--duration-sum", type=float,
+                   help="trial seconds needed per bound (default: one final trial)")
+    n.add_argument("--exceed-ratio", type=float, default=0.0,
+                   help="share of bad trial seconds a lower bound may have (default 0)")
+    n.add_argument("--min-rate", default="0.1", help="lowest rate to try (default 0.1%% of line)")
+    n.add_argument("--max-rate", default="100", help="highest rate to try (default 100%% of line)")
+    n.add_argument("--stats-tick", type=float, default=0.5,
+                   help="seconds between the server's counter updates (default 0.5)")
+    n.add_argument("--max-search-time", type=float, default=3600.0,
+                   help="give up after this many seconds (default 3600)")
+    n.add_argument("--warmup", type=float, default=0.0,
+                   help="seconds of one untracked trial at max rate first (default none)")
+    ndr.set_defaults(func=cmd_ndr)
+
+    report = sub.add_parser("report", help="render run JSON files as one HTML page")
+    report.add_argument("runs", nargs="+", type=Path, metavar="RUN.json")
+    report.add_argument("-o", "--output", type=Path, default=Path("report.html"))
+    report.add_argument("--title", default="T-Rex loadtest report")
+    report.set_defaults(func=cmd_report)
+    return parser
+
+
+def traffic_spec(args: argparse.Namespace) -> TrafficSpec:
+    try:
+        flows = make_flows(6 if args.ipv6 else 4, args.flows == "many",
+                           args.src, args.dst, args.sport, args.dport)
+        return TrafficSpec(args.profile, flows, args.bidirectional, args.latency)
+    except ProfileError as err:
+        raise UsageError(str(err)) from None
+
+
+def _check_positive(**values: float) -> None:
+    for name, value in values.items():
+        if value is None or not value > 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be positive")
+
+
+def _open(args: argparse.Namespace) -> TrexSession:
+    api = load_api(args.trex_client_path)
+    return TrexSession(api, args.server, tuple(args.ports), args.sync_port, args.async_port,
+                       args.force, timeout=args.timeout)
+
+
+def _line_pps(session: TrexSession, args: argparse.Namespace, spec: TrafficSpec) -> tuple:
+    speed = args.link_speed * 1e9 if args.link_speed else session.speed_bps(args.ports[0])
+    if not speed > 0:
+        raise LoadtestError("the port reports no link speed; pass --link-speed")
+    return speed, float(line_rate_pps(spec.mix, speed))
+
+
+def _rate(text: str, line: float, option: str) -> float:
+    try:
+        return parse_rate(text, line)
+    except ValueError as err:
+        raise UsageError(f"{option}: {err}") from None
+
+
+def _base_vars(args: argparse.Namespace, spec: TrafficSpec, speed: float, line: float) -> dict:
+    skip = {"func", "output", "quiet", "command"}
+    opts = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()
+            if k not in skip}
+    return {
+        **opts,
+        "mode": args.command,
+        "traffic": spec.describe(),
+        "speed_bps": speed,
+        "line_rate_pps": line,
+        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def _status(result: dict) -> int:
+    status = result.get("status")
+    if status == "interrupted":
+        print(f"{PROG}: interrupted; traffic stopped, ports released", file=sys.stderr)
+        return 1
+    if status == "failed":
+        print(f"{PROG}: error: {result.get('error')}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_ramp(args: argparse.Namespace) -> int:
+    from loadtest.ramp import RampPlan, RampRun, summary_lines
+
+    spec = traffic_spec(args)
+    _check_positive(sample_interval=args.sample_interval, duration=args.duration)
+    if args.warmup < 0 or args.hold < 0 or args.drain < 0 or not 0 <= args.loss_threshold < 100:
+        raise UsageError("--warmup, --hold, --drain and --loss-threshold must not be negative")
+    with _open(args) as session:
+        speed, line = _line_pps(session, args, spec)
+        peak = _rate(args.rate, line, "--rate")
+        warm = _rate(args.warmup_rate, line, "--warmup-rate")
+        start = _rate(args.start_rate, line, "--start-rate") if args.start_rate else warm
+        plan = RampPlan(warm, start, peak, args.warmup, args.duration, args.hold,
+                        args.sample_interval, args.drain)
+        total = len(plan.steps()) * args.sample_interval
+        run = RampRun(session, spec, plan, directions(tuple(args.ports), args.bidirectional),
+                      line, args.loss_threshold / 100.0, _base_vars(args, spec, speed, line),
+                      args.output, Progress(total, quiet=args.quiet))
+        result = run.run()
+    if not args.quiet:
+        for text in summary_lines(result):
+            print(text, file=sys.stderr)
+    return _status(result)
+
+
+def cmd_ndr(args: argparse.Namespace) -> int:
+    from loadtest.ndr import NdrPlan, run_ndr, summary_lines
+
+    spec = traffic_spec(args)
+    _check_positive(trial_duration=args.trial_duration, initial_duration=args.initial_duration,
+                    precision=args.precision, stats_tick=args.stats_tick,
+                    max_search_time=args.max_search_time)
+    pdrs = args.pdr if args.pdr is not None else [0.5]
+    if any(not 0 <= p < 100 for p in pdrs) or not args.precision < 100:
+        raise UsageError("--pdr and --precision must be percentages below 100")
+    goals = tuple(dict.fromkeys([0.0, *(p / 100.0 for p in pdrs)]))
+    with _open(args) as session:
+        speed, line = _line_pps(session, args, spec)
+        lo = _rate(args.min_rate, line, "--min-rate")
+        hi = _rate(args.max_rate, line, "--max-rate")
+        if lo >= hi:
+            raise UsageError("--min-rate must be below --max-rate")
+        try:
+            plan = NdrPlan(lo, hi, goals, args.precision / 100.0, args.trial_duration,
+                           args.initial_duration, args.duration_sum, args.exceed_ratio,
+                           args.drain, args.stats_tick, args.max_search_time, args.warmup)
+            plan.config()
+        except ValueError as err:
+            raise UsageError(f"search settings: {err}") from None
+        result = run_ndr(session, spec, directions(tuple(args.ports), args.bidirectional), plan,
+                         line, _base_vars(args, spec, speed, line), args.output,
+                         Progress(args.max_search_time, quiet=args.quiet, every=1.0))
+    if not args.quiet:
+        for text in summary_lines(result):
+            print(text, file=sys.stderr)
+    return _status(result)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from loadtest.report import load_runs, render
+
+    runs = load_runs(args.runs)
+    html = render(runs, args.title)
+    try:
+        args.output.write_text(html, encoding="utf-8")
+    except OSError as err:
+        raise UsageError(f"cannot write {args.output}: {err.strerror}") from None
+    print(f"{PROG}: wrote {args.output} ({len(runs)} runs)", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args))
+    except UsageError as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return 2
+    except LoadtestError as err:
+        print(f"{PROG}: error: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,97 @@
+"""Command line: `trex-emu`, an emulated T-Rex STL server with a modelled device under test."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+
+from .config import EmuConfig
+from .server import TrexEmulator
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
+    return value
+
+
+def _port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"not a TCP port: {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="trex-emu",
+        description="Emulated Cisco T-Rex v3.08 stateless server (JSON-RPC over ZeroMQ) "
+        "with a modelled device under test between port 0 and port 1.")
+    ap.add_argument("--bind", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    ap.add_argument("--rpc-port", type=_port, default=4501, help="JSON-RPC REP port (4501)")
+    ap.add_argument("--pub-port", type=_port, default=4500, help="async PUB port (4500)")
+    ap.add_argument("--capacity-pps", type=_positive,
+                    help="device capacity in pps, both directions (default: no loss)")
+    ap.add_argument("--capacity-pps-0", type=_positive, help="capacity of port 0 → 1")
+    ap.add_argument("--capacity-pps-1", type=_positive, help="capacity of port 1 → 0")
+    ap.add_argument("--latency-us", type=float, default=10.0,
+                    help="device latency at low load, µs (10)")
+    ap.add_argument("--loss-ramp", type=float, nargs=2, metavar=("WIDTH", "MAX"),
+                    default=(0.0, 0.0),
+                    help="start losing at (1-WIDTH)×capacity, up to MAX fraction at capacity")
+    ap.add_argument("--max-tx-pps", type=_positive, default=1e9,
+                    help="the generator's own limit per port, pps (1e9)")
+    ap.add_argument("--time-scale", type=_positive, default=1.0,
+                    help="emulated seconds per wall second (10 = ten times faster)")
+    ap.add_argument("--no-off-by-one", action="store_true",
+                    help="a duration sends exactly rate×duration packets (real T-Rex: +1)")
+    ap.add_argument("--ports", type=int, default=2, help="number of ports (even, default 2)")
+    return ap
+
+
+def config_from_args(args: argparse.Namespace) -> EmuConfig:
+    cap0 = args.capacity_pps_0 or args.capacity_pps
+    cap1 = args.capacity_pps_1 or args.capacity_pps
+    return EmuConfig(bind=args.bind, rpc_port=args.rpc_port, pub_port=args.pub_port,
+                     capacity_pps=(cap0, cap1), latency_us=args.latency_us,
+                     loss_ramp_width=args.loss_ramp[0], loss_ramp_max=args.loss_ramp[1],
+                     max_tx_pps=args.max_tx_pps, time_scale=args.time_scale,
+                     off_by_one=not args.no_off_by_one, port_count=args.ports)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        cfg = config_from_args(args)
+        emulator = TrexEmulator(cfg)
+    except ValueError as err:
+        print(f"trex-emu: error: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"trex-emu: error: {err}", file=sys.stderr)
+        return 2
+
+    def _stop(signum: int, frame: object) -> None:
+        emulator.stop()
+
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    caps = "/".join("unlimited" if c is None else f"{c:g}" for c in cfg.capacity_pps)
+    print(f"trex-emu ready: rpc tcp://{cfg.bind}:{emulator.rpc_port} "
+          f"pub tcp://{cfg.bind}:{emulator.pub_port} capacity-pps {caps} "
+          f"time-scale {cfg.time_scale:g}", flush=True)
+    worker = threading.Thread(target=emulator.serve, name="trex-emu")
+    worker.start()
+    while worker.is_alive():  # the main thread stays free to take signals
+        worker.join(0.2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

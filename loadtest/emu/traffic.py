@@ -1,0 +1,317 @@
+"""Traffic and device-under-test model: counters as a function of emulated time.
+
+Nothing here moves packets. A port's traffic is a list of segments, each with constant
+per-stream rates; counters at time t are read off the segment covering t. This keeps the
+CPU cost independent of the packet rate (14.88 Mpps costs the same as 10 pps).
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import struct
+from dataclasses import dataclass, field
+
+from .config import EmuConfig
+
+L1_OVERHEAD = 20  # preamble + inter-frame gap, bytes
+FCS = 4
+
+
+def f32(value: float) -> float:
+    """Round to single precision: the real server keeps its rates as C floats."""
+    return struct.unpack("f", struct.pack("f", value))[0]
+
+
+@dataclass
+class Stream:
+    """One stream as added by add_stream, with what the model needs pre-computed."""
+
+    stream_id: int
+    key: int  # unique per server: counters outlive the stream id, which gets reused
+    json: dict
+    frame_len: int  # bytes on the wire including FCS, excluding preamble/IFG
+    base_pps: float  # the stream's own rate before the start multiplier
+    enabled: bool
+    self_start: bool
+    limit: int | None  # packets per run for burst modes, None = continuous
+    pg_id: int | None
+    latency: bool
+
+    @classmethod
+    def from_json(cls, stream_id: int, key: int, js: dict, speed_bps: float) -> Stream:
+        packet = base64.b64decode(js.get("packet", {}).get("binary", "") or b"")
+        frame_len = max(len(packet), 60) + FCS
+        mode = js.get("mode", {})
+        rate = mode.get("rate", {})
+        base_pps = _rate_to_pps(rate.get("type", "pps"), float(rate.get("value", 1.0)),
+                                frame_len, speed_bps)
+        limit = None
+        if mode.get("type") == "single_burst":
+            limit = int(mode.get("total_pkts", 0))
+        elif mode.get("type") == "multi_burst":
+            limit = int(mode.get("pkts_per_burst", 0)) * int(mode.get("count", 1))
+        fs = js.get("flow_stats") or {}
+        pg_id = int(fs["stream_id"]) if fs.get("enabled") and "stream_id" in fs else None
+        return cls(stream_id, key, js, frame_len, base_pps, bool(js.get("enabled", True)),
+                   bool(js.get("self_start", True)), limit, pg_id,
+                   fs.get("rule_type") == "latency")
+
+
+def _rate_to_pps(kind: str, value: float, frame_len: int, speed_bps: float) -> float:
+    if kind == "bps_L1":
+        return value / ((frame_len + L1_OVERHEAD) * 8)
+    if kind == "bps_L2":
+        return value / (frame_len * 8)
+    if kind == "percentage":
+        return speed_bps * value / 100.0 / ((frame_len + L1_OVERHEAD) * 8)
+    return value
+
+
+def multiplier_for(mul: dict, streams: list[Stream], speed_bps: float) -> float:
+    """Turn a start/update `mul` object into the factor applied to every stream's rate."""
+    kind, value = mul.get("type", "raw"), float(mul.get("value", 1.0))
+    pps = sum(s.base_pps for s in streams)
+    if kind == "raw" or pps <= 0:
+        return value
+    if kind == "pps":
+        return value / pps
+    if kind == "bps":
+        return value / sum(s.base_pps * s.frame_len * 8 for s in streams)
+    l1_bps = sum(s.base_pps * (s.frame_len + L1_OVERHEAD) * 8 for s in streams)
+    if kind == "bpsl1":
+        return value / l1_bps
+    return speed_bps * value / 100.0 / l1_bps  # percentage
+
+
+@dataclass
+class Counts:
+    """Per-stream packet counts at one instant."""
+
+    tx: dict[int, int] = field(default_factory=dict)
+    rx: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
+class Segment:
+    """Constant-rate interval of one port's transmission."""
+
+    t0: float
+    t_end: float  # when transmission stops by itself (duration/burst), or inf
+    streams: list[Stream]
+    tx_pps: dict[int, float]  # actual per-stream transmit rate
+    fwd: float  # fraction the device forwards
+    start: Counts  # counters at t0
+    caps: dict[int, int]  # per-stream packet count at which the stream stops (absolute)
+    latency_us: float
+    scale: float  # actual / asked rate: how fast the scheduler's virtual time runs
+    extra: int  # 1 when the first packet goes out at t0 itself (the 30001 effect)
+    t1: float = math.inf  # closed by update/stop
+
+    def virtual_elapsed(self, t: float) -> float:
+        return max(0.0, min(t, self.t1, self.t_end) - self.t0) * self.scale
+
+    def counts(self, t: float) -> Counts:
+        dt = min(t, self.t1, self.t_end) - self.t0
+        out = Counts(dict(self.start.tx), dict(self.start.rx))
+        if dt < 0:
+            return out
+        for s in self.streams:
+            sid = s.key
+            sent = math.floor(self.tx_pps[sid] * dt + 1e-9) + self.extra
+            sent = min(sent, self.caps[sid] - self.start.tx[sid])
+            out.tx[sid] = self.start.tx[sid] + sent
+            out.rx[sid] = self.start.rx[sid] + math.floor(sent * self.fwd + 1e-9)
+        return out
+
+
+class Ewma:
+    """The real server's smoothed rate: once per second new = 0.5*old + 0.5*last second."""
+
+    def __init__(self) -> None:
+        self.value = 0.0
+
+    def step(self, last_second: float) -> None:
+        self.value = 0.5 * self.value + 0.5 * last_second
+
+
+@dataclass
+class LatencyAcc:
+    """Latency accumulators of one latency pg_id."""
+
+    counted: int = 0
+    total: float = 0.0
+    t_min: float = 0.0
+    t_max: float = 0.0
+    last_max: float = 0.0
+    jitter: float = 0.0
+    hist: dict[int, int] = field(default_factory=dict)
+
+    def add(self, packets: int, avg_us: float) -> None:
+        """Account `packets` new packets whose mean latency is `avg_us`."""
+        if packets <= 0:
+            return
+        lo, hi = avg_us * 0.7, avg_us * 1.9
+        self.t_min = lo if self.counted == 0 else min(self.t_min, lo)
+        self.t_max = max(self.t_max, hi)
+        self.last_max = hi
+        self.jitter = avg_us * 0.15
+        self.counted += packets
+        self.total += packets * avg_us
+        # spread over three histogram buckets around the mean: 20 % / 60 % / 20 %
+        low, mid = packets // 5, packets * 3 // 5
+        for value, n in ((lo, low), (avg_us, mid), (hi, packets - low - mid)):
+            if n:
+                bucket = _bucket(value)
+                self.hist[bucket] = self.hist.get(bucket, 0) + n
+
+    def to_json(self) -> dict:
+        avg = self.total / self.counted if self.counted else 0.0
+        return {"lat": {"average": float(round(avg)),
+                        "histogram": {str(k): v for k, v in sorted(self.hist.items())},
+                        "jit": int(self.jitter), "last_max": int(self.last_max),
+                        "total_max": int(self.t_max), "total_min": int(self.t_min)}}
+
+
+def _bucket(us: float) -> int:
+    """Histogram key: lower bound with one significant digit (10, 20, …, 90, 100, 200, …)."""
+    if us < 10:
+        return 0
+    mag = 10 ** math.floor(math.log10(us))
+    return int(us // mag) * mag
+
+
+class PortTraffic:
+    """Counters, smoothed rates and flow stats of one transmitting port."""
+
+    def __init__(self, port_id: int, cfg: EmuConfig) -> None:
+        self.port_id = port_id
+        self.cfg = cfg
+        self.segments: list[Segment] = []
+        self.settled = Counts()  # counts before the oldest kept segment
+        self.frame_len: dict[int, int] = {}
+        self.tx_pps, self.tx_bps = Ewma(), Ewma()
+        self.rx_pps, self.rx_bps = Ewma(), Ewma()  # of the traffic this port sends (seen at peer)
+        self.cpu = Ewma()
+        self.rate_second = 0  # last whole emulated second folded into the EWMAs
+
+    # -- running -------------------------------------------------------------------------
+    def start(self, t: float, streams: list[Stream], mult: float, duration: float,
+              first: bool = True) -> float:
+        """Open a segment at time t; returns when the transmission ends by itself.
+
+        `duration` is in the scheduler's virtual time (<= 0: none); `first` is False when
+        an update or resume continues a run.
+        """
+        extra = 1 if (first and self.cfg.off_by_one and duration > 0) else 0
+        now = self.counts_at(t)
+        for s in streams:
+            self.frame_len[s.key] = s.frame_len
+            now.tx.setdefault(s.key, 0)
+            now.rx.setdefault(s.key, 0)
+        self._close(t)
+        asked = {s.key: s.base_pps * mult for s in streams}
+        total = sum(asked.values())
+        scale = min(1.0, self.cfg.max_tx_pps / total) if total > 0 else 1.0
+        tx_pps = {sid: r * scale for sid, r in asked.items()}
+        caps, t_end = {}, math.inf
+        for s in streams:
+            limit = s.limit
+            if duration > 0:
+                # the duration runs in the scheduler's virtual time: rate×duration packets
+                by_time = math.floor(asked[s.key] * duration + 1e-9)
+                limit = by_time if limit is None else min(limit, by_time)
+            if limit is None:
+                caps[s.key] = 2**62
+                continue
+            limit += extra
+            caps[s.key] = now.tx[s.key] + limit
+            rate = tx_pps[s.key]
+            t_stream = t + (limit / rate if rate > 0 else 0.0)
+            t_end = t_stream if t_end == math.inf else max(t_end, t_stream)
+        if any(c == 2**62 for c in caps.values()):
+            t_end = math.inf
+        offered = sum(tx_pps.values())
+        fwd, lat = self._device(offered)
+        self.segments.append(Segment(t, t_end, list(streams), tx_pps, fwd, now, caps, lat,
+                                     scale, extra))
+        return t_end
+
+    def stop(self, t: float) -> None:
+        self._close(t)
+
+    def _close(self, t: float) -> None:
+        if self.segments and self.segments[-1].t1 == math.inf:
+            self.segments[-1].t1 = t
+
+    def _device(self, offered: float) -> tuple[float, float]:
+        """Forwarded fraction and mean latency for `offered` pps through this direction."""
+        cap = self.cfg.capacity(self.port_id)
+        base = self.cfg.latency_us
+        if cap is None:
+            return 1.0, base
+        if offered <= 0:
+            return 1.0, base
+        load = offered / cap if cap > 0 else math.inf
+        fwd = min(1.0, cap / offered)
+        width = self.cfg.loss_ramp_width
+        if width > 0 and load > 1.0 - width:
+            fwd *= 1.0 - self.cfg.loss_ramp_max * min(1.0, (load - (1.0 - width)) / width)
+        if load > 1.0:
+            return fwd, base + self.cfg.overload_latency_us
+        return fwd, base + self.cfg.latency_load_us * load**8
+
+    # -- reading -------------------------------------------------------------------------
+    def counts_at(self, t: float) -> Counts:
+        for seg in reversed(self.segments):
+            if seg.t0 <= t:
+                return seg.counts(t)
+        return Counts(dict(self.settled.tx), dict(self.settled.rx))
+
+    def visible(self, t: float) -> Counts:
+        """Counters as the server shows them: frozen at the last stats tick."""
+        return self.counts_at(self.tick_floor(t))
+
+    def tick_floor(self, t: float) -> float:
+        tick = self.cfg.stats_tick
+        return math.floor(t / tick + 1e-9) * tick
+
+    def totals(self, counts: Counts) -> tuple[int, int, int, int]:
+        """(opackets, obytes, rx packets at the peer, rx bytes at the peer)."""
+        op = sum(counts.tx.values())
+        ob = sum(n * self.frame_len[sid] for sid, n in counts.tx.items())
+        ip = sum(counts.rx.values())
+        ib = sum(n * self.frame_len[sid] for sid, n in counts.rx.items())
+        return op, ob, ip, ib
+
+    def advance_rates(self, t: float) -> None:
+        """Fold every whole emulated second up to t into the smoothed rates."""
+        second = math.floor(t + 1e-9)
+        if second <= self.rate_second:
+            return
+        if second - self.rate_second > 64:  # long idle: older seconds no longer matter
+            self.rate_second = second - 64
+        for s in range(self.rate_second + 1, second + 1):
+            a = self.totals(self.counts_at(s - 1))
+            b = self.totals(self.counts_at(s))
+            op, ob, ip, ib = (y - x for x, y in zip(a, b, strict=True))
+            self.tx_pps.step(op)
+            self.tx_bps.step(ob * 8)
+            self.rx_pps.step(ip)
+            self.rx_bps.step(ib * 8)
+            self.cpu.step(min(100.0, 100.0 * op / self.cfg.max_tx_pps))
+        self.rate_second = second
+        self._prune(t)
+
+    def _prune(self, t: float) -> None:
+        """Drop segments that ended long ago; their end counts become the baseline."""
+        while len(self.segments) > 1 and self.segments[1].t0 < t - 3.0:
+            first = self.segments.pop(0)
+            self.settled = first.counts(math.inf)
+
+    def current_segment(self, t: float) -> Segment | None:
+        if self.segments and self.segments[-1].t0 <= t < min(self.segments[-1].t1,
+                                                               self.segments[-1].t_end):
+            return self.segments[-1]
+        return None
+

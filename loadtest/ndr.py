@@ -1,0 +1,278 @@
+"""`ndr` mode: the highest rate whose loss is at or below each goal, via MLRsearch.
+
+MLRsearch (FD.io CSIT's Multiple Loss Ratio search, PyPI `MLRsearch`) chooses
+every trial; this module only measures. A trial is one T-Rex run: stats
+cleared, traffic started with a fixed duration, waited for, a drain wait, then
+counters read until two reads agree (they move in steps of the server's stats
+tick and can lag behind the end of traffic).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from MLRsearch import (
+    AbstractMeasurer,
+    Config,
+    MeasurementResult,
+    MultipleLossRatioSearch,
+    SearchGoal,
+)
+
+from loadtest.client import LoadtestError, TrexSession
+from loadtest.profiles import TrafficSpec
+from loadtest.profiles.streams import LATENCY_PG_BASE, build_streams, multiplier
+from loadtest.progress import Progress, fmt_pps
+from loadtest.stats import Direction, jsonable, latency, loss_ratio, port_counter, write_json
+
+MAX_SETTLE_READS = 20
+
+
+@dataclass(frozen=True)
+class NdrPlan:
+    """Search settings. Rates are per direction in pps; durations in server seconds."""
+
+    min_pps: float
+    max_pps: float
+    goals: tuple[float, ...] = (0.0, 0.005)  # loss ratios: 0 is NDR, 0.005 a PDR
+    precision: float = 0.005  # relative width of the final interval
+    trial_duration: float = 10.0  # final trial duration
+    initial_duration: float = 1.0  # first, coarse trials
+    duration_sum: float | None = None  # seconds of trials needed per bound (default: one trial)
+    exceed_ratio: float = 0.0  # share of bad trial seconds a lower bound may have
+    drain: float = 1.0  # wall seconds to wait after traffic ends
+    stats_tick: float = 0.5  # how often the server refreshes its counters (wall s)
+    max_search_time: float = 3600.0
+    warmup: float = 0.0  # one untracked trial at max rate of this many seconds
+
+    def config(self) -> Config:
+        cfg = Config()
+        cfg.goals = [
+            SearchGoal(
+                loss_ratio=ratio,
+                exceed_ratio=self.exceed_ratio,
+                relative_width=self.precision,
+                initial_trial_duration=min(self.initial_duration, self.trial_duration),
+                final_trial_duration=self.trial_duration,
+                duration_sum=self.duration_sum or self.trial_duration,
+                preceding_targets=2,
+                expansion_coefficient=2,
+                fail_fast=False,
+            )
+            for ratio in self.goals
+        ]
+        cfg.min_load = self.min_pps
+        cfg.max_load = self.max_pps
+        cfg.search_duration_max = self.max_search_time
+        cfg.warmup_duration = self.warmup or None
+        return cfg
+
+
+class TrexMeasurer(AbstractMeasurer):
+    """Runs MLRsearch trials on T-Rex; keeps a log of every trial."""
+
+    def __init__(
+        self,
+        session: TrexSession,
+        spec: TrafficSpec,
+        dirs: list[Direction],
+        plan: NdrPlan,
+        on_trial: Callable[[dict], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.session = session
+        self.client = session.client
+        self.spec = spec
+        self.dirs = dirs
+        self.plan = plan
+        self.on_trial = on_trial or (lambda trial: None)
+        self.clock = clock
+        self.ports = sorted({p for d in dirs for p in (d.tx_port, d.rx_port)})
+        self.tx_ports = [d.tx_port for d in dirs]
+        self.trials: list[dict] = []
+        for d in dirs:
+            self.client.add_streams(build_streams(session.api, spec, d.index), ports=[d.tx_port])
+
+    def measure(self, intended_duration: float, intended_load: float) -> MeasurementResult:
+        started = self.clock()
+        self.client.clear_stats(ports=self.ports)
+        mult = f"{multiplier(self.spec, intended_load):.12g}"
+        self.client.start(ports=self.tx_ports, mult=mult, duration=intended_duration)
+        stopped_early = self._wait(intended_duration)
+        time.sleep(self.plan.drain)
+        stats = self._settled_stats()
+        trial = self._trial(intended_duration, intended_load, stats, started, stopped_early)
+        self.trials.append(trial)
+        self.on_trial(trial)
+        return MeasurementResult(
+            intended_duration=intended_duration,
+            intended_load=intended_load,
+            offered_count=trial["tx_packets"],
+            forwarding_count=trial["rx_packets"],
+            # a stopped (overloaded) generator leaves packets unsent: counted as loss
+            intended_count=max(trial["intended_packets"], trial["tx_packets"]),
+        )
+
+    def _wait(self, duration: float) -> bool:
+        """Wait for the duration to run out; under overload the real server stretches it."""
+        timeout_error = getattr(self.session.api, "TRexTimeoutError", self.session.api.STLError)
+        try:
+            self.client.wait_on_traffic(ports=self.tx_ports, timeout=duration * 2 + 10)
+            return False
+        except timeout_error:
+            self.client.stop(ports=self.tx_ports)
+            return True
+
+    def _settled_stats(self) -> dict:
+        """Read until the counters stop moving (they lag by up to one stats tick)."""
+        stats = self.client.get_stats(ports=self.ports)
+        for _ in range(MAX_SETTLE_READS):
+            time.sleep(self.plan.stats_tick * 1.2)
+            again = self.client.get_stats(ports=self.ports)
+            if _counters(again, self.ports) == _counters(stats, self.ports):
+                return again
+            stats = again
+        return stats
+
+    def _trial(self, duration, load, stats, started, stopped_early) -> dict:
+        per_dir = {}
+        for d in self.dirs:
+            tx = port_counter(stats, d.tx_port, "opackets")
+            rx = min(port_counter(stats, d.rx_port, "ipackets"), tx)
+            per_dir[d.label] = {
+                "tx_packets": tx, "rx_packets": rx, "loss_ratio": loss_ratio(tx, rx)
+            }
+            if self.spec.latency:
+                per_dir[d.label]["latency"] = latency(stats, LATENCY_PG_BASE + d.index)
+        tx = sum(v["tx_packets"] for v in per_dir.values())
+        rx = sum(v["rx_packets"] for v in per_dir.values())
+        return {
+            "trial": len(self.trials) + 1,
+            "load_pps": load,
+            "duration": duration,
+            "intended_packets": round(load * duration) * len(self.dirs),
+            "tx_packets": tx,
+            "rx_packets": rx,
+            "loss_ratio": loss_ratio(tx, rx),
+            "stopped_early": stopped_early,
+            "wall_seconds": round(self.clock() - started, 6),
+            "directions": per_dir,
+            "stats": jsonable({k: v for k, v in stats.items() if k in self.ports}),
+        }
+
+
+def _counters(stats: dict, ports: list[int]) -> tuple:
+    return tuple(
+        port_counter(stats, p, name) for p in ports for name in ("opackets", "ipackets")
+    )
+
+
+def goal_results(search: MultipleLossRatioSearch, plan: NdrPlan, trials: list[dict],
+                 line_pps: float) -> list[dict]:
+    """Bounds per goal from the search's database (works on a partial search too)."""
+    out = []
+    database = getattr(search, "database", None)
+    for goal in search.config.goals:
+        lower = upper = throughput = None
+        if database is not None:
+            target = search.scaling.goal_to_final_target[goal]
+            bounds = database.get_relevant_bounds(target=target)
+            lower = float(bounds.clo) if bounds.clo else None
+            upper = float(bounds.chi) if bounds.chi else None
+            if bounds.clo:
+                stat = bounds.clo.target_to_stat[target]
+                throughput = float(bounds.clo) * (1.0 - stat.pessimistic_loss_ratio)
+        at_bounds = [t for t in trials if t["load_pps"] in (lower, upper)]
+        out.append(
+            {
+                "loss_ratio": goal.loss_ratio,
+                "name": "NDR" if goal.loss_ratio == 0 else f"PDR {goal.loss_ratio * 100:g}%",
+                "lower_bound_pps": lower,
+                "upper_bound_pps": upper,
+                "conditional_throughput_pps": throughput,
+                "lower_bound_pct_line": 100.0 * lower / line_pps if lower else None,
+                "relative_width": (upper - lower) / upper if lower and upper else None,
+                "trials": len(trials),
+                "trials_at_bounds": len(at_bounds),
+                "traffic_seconds": sum(t["duration"] for t in trials),
+            }
+        )
+    return out
+
+
+def run_ndr(
+    session: TrexSession,
+    spec: TrafficSpec,
+    dirs: list[Direction],
+    plan: NdrPlan,
+    line_pps: float,
+    run_vars: dict,
+    output: Path | None = None,
+    progress: Progress | None = None,
+) -> dict:
+    """Search; always stops traffic and writes the (possibly partial) JSON."""
+    progress = progress or Progress(1.0, quiet=True)
+    started = time.monotonic()
+    result: dict = {"vars": run_vars, "mode": "ndr", "trials": [], "goals": [], "status": "running"}
+
+    def on_trial(trial: dict) -> None:
+        result["trials"].append(trial)
+        progress.update(
+            time.monotonic() - started,
+            f"trial {trial['trial']}: {fmt_pps(trial['load_pps'])} x {trial['duration']:g}s"
+            f" -> loss {trial['loss_ratio'] * 100:.4f}%",
+        )
+        if output:
+            _write(output, result)
+
+    search = MultipleLossRatioSearch(config=plan.config())
+    try:
+        measurer = TrexMeasurer(session, spec, dirs, plan, on_trial)
+        search.search(measurer=measurer, debug=lambda text: None)
+        result["status"] = "complete"
+    except (KeyboardInterrupt, session.api.STLError) as err:
+        result["status"], error = session.outcome(err)
+        if error:
+            result["error"] = error
+    except RuntimeError as err:  # MLRsearch: search took too long
+        result["status"] = "failed"
+        result["error"] = str(err)
+    finally:
+        with contextlib.suppress(Exception):  # server gone: nothing to stop
+            session.client.stop(ports=[d.tx_port for d in dirs])
+        progress.close()
+        result["goals"] = goal_results(search, plan, result["trials"], line_pps)
+        result["summary"] = {
+            "trials": len(result["trials"]),
+            "traffic_seconds": sum(t["duration"] for t in result["trials"]),
+            "wall_seconds": round(time.monotonic() - started, 3),
+        }
+        if output:
+            _write(output, result)
+    return result
+
+
+def _write(output: Path, result: dict) -> None:
+    try:
+        write_json(output, result)
+    except OSError as err:
+        raise LoadtestError(f"cannot write {output}: {err.strerror}") from None
+
+
+def summary_lines(result: dict) -> list[str]:
+    lines = []
+    for g in result["goals"]:
+        if g["lower_bound_pps"] is None:
+            lines.append(f"{g['name']}: no lower bound (even the minimum rate loses too much)")
+            continue
+        upper = fmt_pps(g["upper_bound_pps"]) if g["upper_bound_pps"] else "none"
+        lines.append(
+            f"{g['name']}: {fmt_pps(g['conditional_throughput_pps'])} conditional throughput, "
+            f"bounds {fmt_pps(g['lower_bound_pps'])} .. {upper} "
+            f"({g['lower_bound_pct_line']:.2f}% of line), {g['trials']} trials"
+        )
+    return lines

@@ -1,0 +1,105 @@
+"""Build T-Rex STL streams from a `TrafficSpec`.
+
+`api` is the imported `trex.stl.api` (or legacy `trex_stl_lib.api`) module, so
+the caller decides which client installation is used. Each stream's own rate
+is its weight in the size mix, so the per-direction base rate is the sum of
+the weights and the start multiplier is simply `pps / base_pps`.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from loadtest.profiles import MIN_FRAME, Flows, TrafficSpec
+
+LATENCY_SHARE = 0.001  # share of a direction's packets sent as latency probes
+LATENCY_PG_BASE = 10  # pg_id of the latency stream of direction d is 10 + d
+HEADERS = {4: 14 + 20 + 8, 6: 14 + 40 + 8}  # Ether + IP + UDP, no FCS
+
+
+def base_pps(spec: TrafficSpec) -> float:
+    """Packets per second one direction sends at multiplier 1."""
+    weights = sum(weight for _, weight in spec.mix)
+    return weights * (1 + LATENCY_SHARE) if spec.latency else float(weights)
+
+
+def multiplier(spec: TrafficSpec, pps: float) -> float:
+    """The T-Rex multiplier that makes one direction send `pps`."""
+    return pps / base_pps(spec)
+
+
+def _packet(api: ModuleType, flows: Flows, frame_size: int):
+    """Ether/IP/UDP padded so the frame incl. FCS is `frame_size` bytes."""
+    from scapy.all import IP, UDP, Ether, IPv6  # scapy comes with the T-Rex client
+
+    ip_cls = IP if flows.src.version == 4 else IPv6
+    l3 = ip_cls(src=str(flows.src.first), dst=str(flows.dst.first))
+    udp = UDP(sport=flows.sport.first, dport=flows.dport.first)
+    if flows.src.version == 4:
+        udp.chksum = 0  # optional in IPv4, so VM rewrites need no L4 fix-up
+    pkt = Ether() / l3 / udp
+    pad = frame_size - 4 - HEADERS[flows.src.version]
+    if pad < 0:
+        raise ValueError(f"frame size {frame_size} is too small for IPv{flows.src.version}/UDP")
+    return pkt / (b"\x00" * pad)
+
+
+def _vm(api: ModuleType, flows: Flows):
+    """Field engine program that walks the address and port ranges."""
+    v6 = flows.src.version == 6
+    l3 = "IPv6" if v6 else "IP"
+    fixup = 12 if v6 else 0  # IPv6: vary the low 32 bits of the address
+    instructions = []
+    for name, rng, field in (("src", flows.src, "src"), ("dst", flows.dst, "dst")):
+        if rng.count > 1:
+            lo, hi = int(rng.first) & 0xFFFFFFFF, int(rng.last) & 0xFFFFFFFF
+            instructions += [
+                api.STLVmFlowVar(name=name, min_value=lo, max_value=hi, size=4, op="inc"),
+                api.STLVmWrFlowVar(fv_name=name, pkt_offset=f"{l3}.{field}", offset_fixup=fixup),
+            ]
+    for name, rng in (("sport", flows.sport), ("dport", flows.dport)):
+        if rng.count > 1:
+            instructions += [
+                api.STLVmFlowVar(
+                    name=name, min_value=rng.first, max_value=rng.last, size=2, op="inc"
+                ),
+                api.STLVmWrFlowVar(fv_name=name, pkt_offset=f"UDP.{name}"),
+            ]
+    if not instructions:
+        return None
+    if v6:
+        udp_type = getattr(getattr(api, "CTRexVmInsFixHwCs", None), "L4_TYPE_UDP", 11)
+        instructions.append(
+            api.STLVmFixChecksumHw(l3_offset="IPv6", l4_offset="UDP", l4_type=udp_type)
+        )
+    else:
+        instructions.append(api.STLVmFixIpv4(offset="IP"))
+    return api.STLScVmRaw(instructions)
+
+
+def build_streams(api: ModuleType, spec: TrafficSpec, direction: int) -> list:
+    """Streams for direction 0 (port 0 to 1) or 1 (port 1 to 0)."""
+    flows = spec.flows if direction == 0 else spec.flows.mirrored()
+    vm = _vm(api, flows)
+    streams = []
+    for size, weight in spec.mix:
+        pkt = _packet(api, flows, size)
+        builder = api.STLPktBuilder(pkt=pkt, vm=vm) if vm else api.STLPktBuilder(pkt=pkt)
+        streams.append(
+            api.STLStream(
+                name=f"d{direction}-{size}",
+                packet=builder,
+                mode=api.STLTXCont(pps=float(weight)),
+            )
+        )
+    if spec.latency:
+        weights = sum(weight for _, weight in spec.mix)
+        streams.append(
+            api.STLStream(
+                name=f"d{direction}-latency",
+                packet=api.STLPktBuilder(pkt=_packet(api, flows, MIN_FRAME[spec.ip_version])),
+                mode=api.STLTXCont(pps=weights * LATENCY_SHARE),
+                flow_stats=api.STLFlowLatencyStats(pg_id=LATENCY_PG_BASE + direction),
+            )
+        )
+    return streams

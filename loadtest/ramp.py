@@ -1,0 +1,279 @@
+"""`ramp` mode: warm-up, linear ramp to a peak rate, hold; one sample per interval.
+
+Each sample interval runs at one asked rate (the ramp is a staircase with one
+step per sample), so every sample pairs a known asked rate with the counter
+deltas measured during it. Output keeps the trex-loadtest / graph.rb layout
+(`vars`, `stats` keyed by second with per-port get_stats() dicts and `global`)
+and adds `samples` (derived per-direction figures) and `summary`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from loadtest.client import LoadtestError, TrexSession
+from loadtest.linerate import percent_of_line
+from loadtest.profiles import TrafficSpec
+from loadtest.profiles.streams import LATENCY_PG_BASE, build_streams, multiplier
+from loadtest.progress import Progress, fmt_pps
+from loadtest.stats import (
+    Direction,
+    DirSample,
+    dir_sample,
+    generator_share,
+    jsonable,
+    latency,
+    loss_ratio,
+    port_counter,
+    write_json,
+)
+
+CHECKPOINT_SECONDS = 10.0
+SHARE_WINDOW_SECONDS = 3.0  # window for judging whether the generator keeps up
+
+
+@dataclass(frozen=True)
+class Step:
+    phase: str  # "warmup", "ramp" or "hold"
+    pps: float  # asked rate per direction
+
+
+@dataclass(frozen=True)
+class RampPlan:
+    """Rates are per direction, in packets per second."""
+
+    warmup_pps: float
+    start_pps: float
+    peak_pps: float
+    warmup: float = 5.0
+    duration: float = 30.0
+    hold: float = 5.0
+    sample_interval: float = 1.0
+    drain: float = 1.0
+
+    def steps(self) -> list[Step]:
+        si = self.sample_interval
+        n_warm = math.ceil(self.warmup / si - 1e-9)
+        n_ramp = max(1, math.ceil(self.duration / si - 1e-9))
+        n_hold = math.ceil(self.hold / si - 1e-9)
+        steps = [Step("warmup", self.warmup_pps)] * n_warm
+        span = self.peak_pps - self.start_pps
+        steps += [Step("ramp", self.start_pps + span * (k + 1) / n_ramp) for k in range(n_ramp)]
+        return steps + [Step("hold", self.peak_pps)] * n_hold
+
+
+def summarize(
+    samples: list[dict], dirs: list[Direction], line_pps: float, threshold: float
+) -> list[dict]:
+    """Per direction: highest offered rate with loss <= threshold, highest forwarded rate."""
+    out = []
+    for d in dirs:
+        rows = [s["directions"][d.label] for s in samples if d.label in s["directions"]]
+        rows = [r for r in rows if r["tx_packets"] > 0]
+        good = [r["offered_pps"] for r in rows if r["loss_ratio"] <= threshold]
+        lossless = max(good, default=0.0)
+        forwarded = max((r["forwarded_pps"] for r in rows), default=0.0)
+        asked = max((r["intended_pps"] for r in rows), default=0.0)
+        offered = max((r["offered_pps"] for r in rows), default=0.0)
+        out.append(
+            {
+                "direction": d.label,
+                "tx_port": d.tx_port,
+                "rx_port": d.rx_port,
+                "line_rate_pps": line_pps,
+                "loss_threshold": threshold,
+                "lossless_pps": lossless,
+                "lossless_pct_line": 100.0 * lossless / line_pps,
+                "max_forwarded_pps": forwarded,
+                "max_forwarded_pct_line": 100.0 * forwarded / line_pps,
+                "max_asked_pps": asked,
+                "max_offered_pps": offered,
+                # the generator itself fell short of the asked rate (e.g. T-Rex in software mode)
+                "generator_limited": bool(asked and offered < 0.95 * asked),
+            }
+        )
+    return out
+
+
+def totals(first: dict, last: dict, dirs: list[Direction]) -> dict:
+    out = {}
+    for d in dirs:
+        tx = port_counter(last, d.tx_port, "opackets") - port_counter(first, d.tx_port, "opackets")
+        rx = port_counter(last, d.rx_port, "ipackets") - port_counter(first, d.rx_port, "ipackets")
+        out[d.label] = {"tx_packets": tx, "rx_packets": rx, "loss_ratio": loss_ratio(tx, rx)}
+    return out
+
+
+class RampRun:
+    """One ramp through an open session; `result` is valid JSON at every moment."""
+
+    def __init__(
+        self,
+        session: TrexSession,
+        spec: TrafficSpec,
+        plan: RampPlan,
+        dirs: list[Direction],
+        line_pps: float,
+        threshold: float,
+        run_vars: dict,
+        output: Path | None = None,
+        progress: Progress | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.session = session
+        self.client = session.client
+        self.spec = spec
+        self.plan = plan
+        self.dirs = dirs
+        self.line_pps = line_pps
+        self.threshold = threshold
+        self.output = output
+        self.progress = progress or Progress(1.0, quiet=True)
+        self.clock = clock
+        self.ports = sorted({p for d in dirs for p in (d.tx_port, d.rx_port)})
+        self.tx_ports = [d.tx_port for d in dirs]
+        self.result: dict = {
+            "vars": run_vars,
+            "stats": {},
+            "samples": [],
+            "summary": {},
+            "status": "running",
+        }
+        self._samples_raw: list[dict] = []
+        window = max(3, math.ceil(SHARE_WINDOW_SECONDS / plan.sample_interval))
+        self._window = {d.label: deque(maxlen=window) for d in dirs}
+
+    def run(self) -> dict:
+        """Run, always finishing with traffic stopped and the JSON written."""
+        try:
+            self._traffic()
+            self.result["status"] = "complete"
+        except (KeyboardInterrupt, self.session.api.STLError) as err:
+            self.result["status"], error = self.session.outcome(err)
+            if error:
+                self.result["error"] = error
+        finally:
+            self._stop()
+            self._finish()
+        return self.result
+
+    def _traffic(self) -> None:
+        api, spec = self.session.api, self.spec
+        for d in self.dirs:
+            self.client.add_streams(build_streams(api, spec, d.index), ports=[d.tx_port])
+        self.client.clear_stats(ports=self.ports)
+        self.first = prev = self.client.get_stats(ports=self.ports)
+        steps = self.plan.steps()
+        si = self.plan.sample_interval
+        t0 = last_t = self.clock()
+        last_checkpoint = t0
+        current = None
+        for i, step in enumerate(steps):
+            if step.pps != current:
+                mult = f"{multiplier(spec, step.pps):.12g}"
+                if current is None:
+                    self.client.start(ports=self.tx_ports, mult=mult)
+                else:
+                    self.client.update(ports=self.tx_ports, mult=mult)
+                current = step.pps
+            _sleep_until(self.clock, t0 + (i + 1) * si)
+            stats = self.client.get_stats(ports=self.ports)
+            now = self.clock()
+            self._record(i, now - t0, now - last_t, step, prev, stats)
+            prev, last_t = stats, now
+            if self.output and now - last_checkpoint >= CHECKPOINT_SECONDS:
+                self._write()
+                last_checkpoint = now
+
+    def _record(self, i: int, elapsed: float, dt: float, step: Step, prev: dict, cur: dict):
+        second = f"{(i + 1) * self.plan.sample_interval:.6g}"
+        self.result["stats"][second] = jsonable(
+            {k: v for k, v in cur.items() if k in self.ports or k == "global"}
+        )
+        per_dir: dict[str, DirSample] = {}
+        for d in self.dirs:
+            raw = dir_sample(prev, cur, d, dt, step.pps)
+            window = self._window[d.label]
+            window.append((raw.tx_packets, step.pps * dt))
+            share = generator_share(sum(w[0] for w in window), sum(w[1] for w in window))
+            per_dir[d.label] = dir_sample(prev, cur, d, dt, step.pps, share)
+        sample = {
+            "second": second,
+            "elapsed": round(elapsed, 6),
+            "phase": step.phase,
+            "intended_pps": step.pps,
+            "directions": {k: v.to_json() for k, v in per_dir.items()},
+        }
+        if self.spec.latency:
+            sample["latency"] = {
+                d.label: latency(cur, LATENCY_PG_BASE + d.index) for d in self.dirs
+            }
+        self.result["samples"].append(sample)
+        self._samples_raw.append(cur)
+        self.progress.update(elapsed, self._line(step, per_dir))
+
+    def _line(self, step: Step, per_dir: dict[str, DirSample]) -> str:
+        parts = [f"{step.phase:6s} asked {fmt_pps(step.pps)}"]
+        for label, s in per_dir.items():
+            parts.append(
+                f"{label}: tx {fmt_pps(s.tx_pps)} rx {fmt_pps(s.rx_pps)} "
+                f"loss {s.loss_ratio * 100:.2f}%"
+            )
+        return " | ".join(parts)
+
+    def _stop(self) -> None:
+        try:
+            self.client.stop(ports=self.tx_ports)
+            time.sleep(self.plan.drain)
+            self.final = self.client.get_stats(ports=self.ports)
+        except Exception:  # server gone or interrupted again: keep what we have
+            self.final = self._samples_raw[-1] if self._samples_raw else None
+
+    def _finish(self) -> None:
+        self.progress.close()
+        dirs = summarize(self.result["samples"], self.dirs, self.line_pps, self.threshold)
+        summary: dict = {"directions": dirs}
+        first = getattr(self, "first", None)
+        if first is not None and self.final is not None:
+            summary["totals"] = totals(first, self.final, self.dirs)
+            if self.spec.latency:
+                summary["latency"] = {
+                    d.label: latency(self.final, LATENCY_PG_BASE + d.index) for d in self.dirs
+                }
+        self.result["summary"] = summary
+        if self.output:
+            self._write()
+
+    def _write(self) -> None:
+        try:
+            write_json(self.output, self.result)
+        except OSError as err:
+            raise LoadtestError(f"cannot write {self.output}: {err.strerror}") from None
+
+
+def _sleep_until(clock: Callable[[], float], deadline: float) -> None:
+    remaining = deadline - clock()
+    if remaining > 0:
+        time.sleep(remaining)
+
+
+def summary_lines(result: dict) -> list[str]:
+    """Human-readable summary for the end of a run."""
+    lines = []
+    for d in result["summary"].get("directions", []):
+        lines.append(
+            f"{d['direction']}: lossless {fmt_pps(d['lossless_pps'])} "
+            f"({d['lossless_pct_line']:.2f}% of line), max forwarded "
+            f"{fmt_pps(d['max_forwarded_pps'])} ({d['max_forwarded_pct_line']:.2f}%)"
+            + ("  [generator could not reach the asked rate]" if d["generator_limited"] else "")
+        )
+    return lines
+
+
+def pct(pps: float, spec: TrafficSpec, speed_bps: float) -> float:
+    return percent_of_line(pps, spec.mix, speed_bps)

@@ -1,0 +1,220 @@
+"""`report`: one self-contained HTML page from ramp and ndr run JSON files.
+
+Charts are inline SVG built here, so the page needs no network and no script.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from html import escape
+from pathlib import Path
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+from markupsafe import Markup
+
+from loadtest.client import UsageError
+
+COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
+W, H, PAD_L, PAD_R, PAD_T, PAD_B = 720, 260, 64, 16, 16, 40
+
+
+@dataclass
+class Series:
+    label: str
+    points: list[tuple[float, float]]
+    color: str
+    dashed: bool = False
+    markers: bool = False
+
+
+@dataclass
+class Run:
+    name: str
+    path: str
+    mode: str
+    status: str
+    vars: dict
+    rows: list[dict] = field(default_factory=list)  # table rows
+    charts: list[tuple[str, Markup]] = field(default_factory=list)
+    latency: list[dict] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def description(self) -> str:
+        t = self.vars.get("traffic", {})
+        parts = [
+            f"profile {t.get('profile', '?')}",
+            f"IPv{t.get('ip_version', 4)}",
+            f"{t.get('flows', 1)} flow(s)",
+            "bidirectional" if t.get("bidirectional") else "unidirectional",
+        ]
+        if self.vars.get("speed_bps"):
+            parts.append(f"{self.vars['speed_bps'] / 1e9:g} Gbit/s")
+        return ", ".join(parts)
+
+
+def _nice_max(value: float) -> float:
+    """The smallest 1/1.2/1.5/2/2.5/3/4/5/6/8 x 10^k at or above `value`."""
+    if value <= 0:
+        return 1.0
+    mag = 10 ** math.floor(math.log10(value))
+    steps = (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10)
+    return next(m * mag for m in steps if m * mag >= value * 0.999999)
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.6g}"
+
+
+def svg_chart(series: list[Series], x_label: str, y_label: str,
+              y_max: float | None = None) -> Markup:
+    """A line chart with axes, grid and legend as an inline <svg>."""
+    xs = [x for s in series for x, _ in s.points] or [0.0, 1.0]
+    ys = [y for s in series for _, y in s.points] or [0.0, 1.0]
+    x_lo, x_hi = min(xs), max(xs)
+    if x_hi <= x_lo:
+        x_hi = x_lo + 1
+    top = _nice_max(y_max if y_max is not None else max(ys))
+    pw, ph = W - PAD_L - PAD_R, H - PAD_T - PAD_B
+
+    def px(x: float) -> float:
+        return PAD_L + (x - x_lo) / (x_hi - x_lo) * pw
+
+    def py(y: float) -> float:
+        return PAD_T + ph - min(max(y, 0.0), top) / top * ph
+
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" class="chart" '
+           f'role="img" aria-label="{escape(y_label)} over {escape(x_label)}">']
+    for i in range(6):
+        y = top * i / 5
+        out.append(f'<line x1="{PAD_L}" x2="{W - PAD_R}" y1="{py(y):.1f}" y2="{py(y):.1f}" '
+                   'class="grid"/>')
+        out.append(f'<text x="{PAD_L - 6}" y="{py(y) + 4:.1f}" text-anchor="end">{_fmt(y)}</text>')
+    for i in range(6):
+        x = x_lo + (x_hi - x_lo) * i / 5
+        out.append(f'<text x="{px(x):.1f}" y="{H - PAD_B + 16}" text-anchor="middle">'
+                   f'{_fmt(round(x, 3))}</text>')
+    out.append(f'<text x="{PAD_L + pw / 2}" y="{H - 4}" text-anchor="middle" class="axis">'
+               f'{escape(x_label)}</text>')
+    out.append(f'<text x="12" y="{PAD_T + ph / 2}" text-anchor="middle" class="axis" '
+               f'transform="rotate(-90 12 {PAD_T + ph / 2})">{escape(y_label)}</text>')
+    out.append(f'<rect x="{PAD_L}" y="{PAD_T}" width="{pw}" height="{ph}" class="frame"/>')
+    for s in series:
+        pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in s.points)
+        dash = ' stroke-dasharray="6 4"' if s.dashed else ""
+        if s.markers:
+            for x, y in s.points:
+                out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{s.color}"/>')
+        elif pts:
+            out.append(f'<polyline points="{pts}" fill="none" stroke="{s.color}" '
+                       f'stroke-width="1.6"{dash}/>')
+    for i, s in enumerate(series):
+        lx = PAD_L + 10 + i * 150
+        out.append(f'<rect x="{lx}" y="{PAD_T + 6}" width="10" height="10" fill="{s.color}"/>')
+        out.append(f'<text x="{lx + 14}" y="{PAD_T + 15}">{escape(s.label)}</text>')
+    out.append("</svg>")
+    return Markup("".join(out))
+
+
+def _ramp(run: Run, data: dict) -> None:
+    samples = data.get("samples") or []
+    for d in data.get("summary", {}).get("directions", []):
+        run.rows.append({
+            "what": f"direction {d['direction']}",
+            "lossless_mpps": d["lossless_pps"] / 1e6,
+            "max_mpps": d["max_forwarded_pps"] / 1e6,
+            "pct_line": d["lossless_pct_line"],
+            "max_pct_line": d["max_forwarded_pct_line"],
+            "note": "generator limited" if d.get("generator_limited") else "",
+        })
+    labels = sorted({k for s in samples for k in s.get("directions", {})})
+    rate, loss = [], []
+    ideal = Series("asked (ideal)", [(s["elapsed"], s["intended_pps"] / 1e6) for s in samples],
+                   "#7f7f7f", dashed=True)
+    for i, label in enumerate(labels):
+        rows = [(s["elapsed"], s["directions"][label]) for s in samples
+                if label in s["directions"]]
+        rate.append(Series(f"forwarded {label}", [(t, r["rx_pps"] / 1e6) for t, r in rows],
+                           COLORS[i % len(COLORS)]))
+        loss.append(Series(f"loss {label}", [(t, r["loss_ratio"] * 100) for t, r in rows],
+                           COLORS[i % len(COLORS)]))
+    if samples:
+        run.charts.append(("Forwarded rate against the asked rate",
+                           svg_chart([ideal, *rate], "seconds", "Mpps")))
+        run.charts.append(("Loss", svg_chart(loss, "seconds", "loss %")))
+    for label, lat in (data.get("summary", {}).get("latency") or {}).items():
+        if lat:
+            run.latency.append({"direction": label, **lat})
+
+
+def _ndr(run: Run, data: dict) -> None:
+    line = data.get("vars", {}).get("line_rate_pps") or 0
+    for g in data.get("goals", []):
+        lower = g.get("lower_bound_pps")
+        run.rows.append({
+            "what": g["name"],
+            "lossless_mpps": (g.get("conditional_throughput_pps") or 0) / 1e6,
+            "max_mpps": (g.get("upper_bound_pps") or 0) / 1e6,
+            "pct_line": 100.0 * lower / line if lower and line else None,
+            "max_pct_line": None,
+            "note": (f"bounds {lower / 1e6:.4f}..{(g.get('upper_bound_pps') or 0) / 1e6:.4f} Mpps, "
+                     f"{g['trials']} trials" if lower else "no lower bound"),
+        })
+    trials = data.get("trials", [])
+    if trials:
+        good = [(t["trial"], t["load_pps"] / 1e6) for t in trials if t["loss_ratio"] == 0]
+        bad = [(t["trial"], t["load_pps"] / 1e6) for t in trials if t["loss_ratio"] > 0]
+        run.charts.append(("Trial loads (green: no loss, red: loss)", svg_chart(
+            [Series("no loss", good, "#2ca02c", markers=True),
+             Series("loss", bad, "#d62728", markers=True)], "trial", "Mpps")))
+        run.charts.append(("Loss per trial", svg_chart(
+            [Series("loss", [(t["trial"], t["loss_ratio"] * 100) for t in trials], "#d62728",
+                    markers=True)], "trial", "loss %")))
+    for t in trials[-1:]:
+        for label, d in t.get("directions", {}).items():
+            if d.get("latency"):
+                run.latency.append({"direction": label, **d["latency"]})
+
+
+def load_runs(paths: list[Path]) -> list[Run]:
+    runs = []
+    for path in paths:
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except OSError as err:
+            raise UsageError(f"{path}: {err.strerror}") from None
+        except json.JSONDecodeError as err:
+            raise UsageError(f"{path}:{err.lineno}: not valid JSON ({err.msg})") from None
+        if not isinstance(data, dict) or "vars" not in data:
+            raise UsageError(f"{path}: not a trex-loadtest run (no 'vars')")
+        mode = data.get("mode") or data["vars"].get("mode") or "ramp"
+        run = Run(Path(path).stem, str(path), mode, data.get("status", "complete"), data["vars"],
+                  error=data.get("error"))
+        (_ndr if mode == "ndr" else _ramp)(run, data)
+        runs.append(run)
+    return runs
+
+
+def comparison_chart(runs: list[Run]) -> Markup | None:
+    """Forwarded rate of every ramp direction on one chart."""
+    series = []
+    for run in runs:
+        if run.mode != "ramp":
+            continue
+        data = json.loads(Path(run.path).read_text(encoding="utf-8"))
+        totals: dict[float, float] = {}
+        for s in data.get("samples", []):
+            totals[s["elapsed"]] = sum(d["rx_pps"] for d in s["directions"].values()) / 1e6
+        series.append(Series(run.name, sorted(totals.items()), COLORS[len(series) % len(COLORS)]))
+    if len(series) < 2:
+        return None
+    return svg_chart(series, "seconds", "Mpps (all directions)")
+
+
+def render(runs: list[Run], title: str = "T-Rex loadtest report") -> str:
+    env = Environment(loader=PackageLoader("loadtest", "templates"),
+                      autoescape=select_autoescape(["html", "j2"]))
+    template = env.get_template("report.html.j2")
+    return template.render(title=title, runs=runs, comparison=comparison_chart(runs))

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The fresh-machine demo (make demo): start the VPP simulator with a PHY
+# inventory, check / plan / apply / dump an example, then run a short loadtest
+# against the T-Rex emulator and write an HTML report. Everything started here
+# is stopped on exit.
+set -euo pipefail
+BIN=${1:-.venv/bin}
+cd "$(dirname "$0")/.."
+OUT=${DEMO_OUT:-out/demo}
+mkdir -p "$OUT"
+SOCK=$(mktemp -u /tmp/vppcfg-demo.XXXXXX.sock)
+CONFIG=${DEMO_CONFIG:-examples/router.yaml}
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    rm -f "$SOCK"
+}
+trap cleanup EXIT INT TERM
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+wait_for() {  # wait_for TEST... : up to 15 s
+    for _ in $(seq 150); do "$@" && return 0; sleep 0.1; done
+    echo "demo: timed out waiting for: $*" >&2; return 1
+}
+
+step "Start the VPP simulator (inventory: examples/sim-inventory.yaml)"
+"$BIN/vppcfg-sim" --socket "$SOCK" --inventory examples/sim-inventory.yaml &
+pids+=($!)
+wait_for test -S "$SOCK"
+VPP=(--vpp-api-socket "$SOCK" --vpp-json-dir "$("$BIN/python" -c 'import vppcfg.sim, os; print(os.path.join(os.path.dirname(vppcfg.sim.__file__), "api"))')")
+
+step "vppcfg check $CONFIG"
+"$BIN/vppcfg" check -c "$CONFIG"
+
+step "vppcfg plan (against the simulator)"
+"$BIN/vppcfg" plan -c "$CONFIG" "${VPP[@]}"
+
+step "vppcfg apply"
+"$BIN/vppcfg" apply -c "$CONFIG" "${VPP[@]}" --lock-file "$OUT/apply.lock" --state-dir "$OUT/state"
+
+step "vppcfg plan again (nothing to do)"
+"$BIN/vppcfg" plan -c "$CONFIG" "${VPP[@]}"
+
+step "vppcfg dump"
+"$BIN/vppcfg" dump "${VPP[@]}" | tee "$OUT/dump.yaml"
+
+step "Start the T-Rex emulator (DUT capacity 1.23 Mpps per direction)"
+RPC=$("$BIN/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PUB=$("$BIN/python" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$BIN/trex-emu" --rpc-port "$RPC" --pub-port "$PUB" --capacity-pps 1230000 --time-scale 5 &
+pids+=($!)
+wait_for "$BIN/python" -c "import socket; socket.create_connection(('127.0.0.1', $RPC), 0.2)"
+
+step "trex-loadtest ramp (64 bytes, bidirectional, ramp to 20% of 10G)"
+"$BIN/trex-loadtest" ramp --server 127.0.0.1 --sync-port "$RPC" --async-port "$PUB" \
+    --profile 64 --bidirectional --rate 20 --duration 10 --sample-interval 0.2 -o "$OUT/ramp-64.json"
+
+step "trex-loadtest report"
+"$BIN/trex-loadtest" report "$OUT/ramp-64.json" -o "$OUT/report.html"
+echo "demo: wrote $OUT/report.html and $OUT/dump.yaml"

@@ -1,0 +1,101 @@
+"""The apply engine on the simulator: execute, verify, roll back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.apply_models import matches, sample_a, sample_b
+from vppcfg.apply import Engine, apply_config, format_outcome, rollback
+from vppcfg.planner import plan
+from vppcfg.vpp import VppConnection
+
+
+def connect(handle: Any) -> Any:
+    return VppConnection.open(handle.socket, handle.api_dir)
+
+
+def test_apply_converges_and_verifies(vpp_sim):
+    with connect(vpp_sim) as conn:
+        outcome = apply_config(conn, sample_a())
+        assert outcome.ok, format_outcome(outcome)
+        assert outcome.executed == outcome.planned and outcome.executed
+        live = conn.dump()
+        assert plan(sample_a(), live) == []
+        assert matches(sample_a(), live) == []
+        again = apply_config(conn, sample_a())
+        assert again.ok and again.executed == [] and again.calls == 0
+        assert "nothing to do" in format_outcome(again)
+
+
+def test_apply_a_then_b(vpp_sim):
+    with connect(vpp_sim) as conn:
+        assert apply_config(conn, sample_a()).ok
+        outcome = apply_config(conn, sample_b())
+        assert outcome.ok, format_outcome(outcome)
+        live = conn.dump()
+        assert matches(sample_b(), live) == []
+        assert "loop1" not in live.interfaces and "bd10" not in live.bridge_domains
+
+
+def test_failed_call_rolls_back_to_pre_state(vpp_sim):
+    with connect(vpp_sim) as conn:
+        assert apply_config(conn, sample_a()).ok
+        pre = conn.dump()
+        vpp_sim.dataplane.fail_after = vpp_sim.dataplane.mutations + 5
+        outcome = apply_config(conn, sample_b())
+        assert not outcome.ok and outcome.failed is not None
+        assert outcome.calls == 5 and 0 < len(outcome.executed) < len(outcome.planned)
+        assert "retval -1 (UNSPECIFIED)" in outcome.error
+        assert outcome.rollback is not None and outcome.rollback.complete
+        assert conn.dump() == pre
+        report = format_outcome(outcome)
+        assert "apply FAILED" in report and "back to the state before the apply" in report
+
+
+def test_failed_verification_rolls_back(vpp_sim):
+    """An executor that silently skips one operation: verification catches it."""
+    real = Engine()
+    skipped: list[Any] = []
+
+    def lossy(op, ctx):  # noqa: ANN001, ANN202
+        if not skipped and op.action == "create" and op.obj == "address":
+            skipped.append(op)
+            return
+        real.execute(op, ctx)
+
+    with connect(vpp_sim) as conn:
+        pre = conn.dump()
+        outcome = apply_config(conn, sample_a(), Engine(real.plan, lossy))
+        assert skipped and not outcome.ok
+        assert outcome.unverified and "verification failed" in outcome.error
+        assert outcome.rollback.complete and conn.dump() == pre
+
+
+def test_rollback_is_best_effort_and_reports(vpp_sim):
+    with connect(vpp_sim) as conn:
+        pre = conn.dump()
+        assert apply_config(conn, sample_a()).ok
+        # every rollback call fails: the report must say so and list what is left
+        vpp_sim.dataplane.fail_after = vpp_sim.dataplane.mutations + 1
+        failing = Engine()
+        count = {"n": 0}
+
+        def always_fail(op, ctx):  # noqa: ANN001, ANN202
+            count["n"] += 1
+            raise RuntimeError("boom")
+
+        report = rollback(conn, pre, Engine(failing.plan, always_fail))
+        assert not report.complete and report.remaining
+        assert len(report.errors) == count["n"] and "boom" in report.errors[0]
+        vpp_sim.dataplane.fail_after = None
+        assert rollback(conn, pre).complete
+        assert conn.dump() == pre
+
+
+@pytest.mark.parametrize("desired", [sample_a, sample_b])
+def test_apply_from_fresh_matches(vpp_sim, desired):
+    with connect(vpp_sim) as conn:
+        assert apply_config(conn, desired()).ok
+        assert matches(desired(), conn.dump()) == []

@@ -1,0 +1,128 @@
+"""The apply lock and the commit-confirmed state machine (no VPP needed)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import pytest
+
+from vppcfg.apply.confirm import (
+    RESULT,
+    ConfirmError,
+    Pending,
+    confirm,
+    is_pending,
+    last_result,
+    record,
+    start_timer,
+)
+from vppcfg.apply.lock import ApplyLock, LockBusy
+from vppcfg.model import Dataplane
+
+HOLD = (
+    "import sys, time\n"
+    "from vppcfg.apply.lock import ApplyLock\n"
+    "with ApplyLock(sys.argv[1]):\n"
+    "    print('held', flush=True)\n"
+    "    time.sleep(float(sys.argv[2]))\n"
+)
+
+
+def test_second_lock_in_process_is_refused(tmp_path):
+    path = tmp_path / "apply.lock"
+    with ApplyLock(path):
+        with pytest.raises(LockBusy, match="another vppcfg apply is running"):
+            with ApplyLock(path):
+                pass
+    with ApplyLock(path):  # released on exit
+        pass
+
+
+def test_lock_held_by_another_process(tmp_path):
+    path = tmp_path / "apply.lock"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(path), "10"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(LockBusy, match=f"pid {holder.pid}"):
+            with ApplyLock(path):
+                pass
+    finally:
+        holder.kill()
+        holder.wait(timeout=10)
+    with ApplyLock(path, wait=5):  # the kernel dropped the dead holder's lock
+        pass
+
+
+def test_lock_wait_gets_it_when_released(tmp_path):
+    path = tmp_path / "apply.lock"
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(path), "0.5"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        started = time.monotonic()
+        with ApplyLock(path, wait=10):
+            assert time.monotonic() - started < 9
+    finally:
+        holder.wait(timeout=10)
+
+
+def _pending(tmp_path, deadline: float) -> Pending:
+    return Pending(pre=Dataplane(), api_socket=str(tmp_path / "no-vpp.sock"),
+                   json_dir=str(tmp_path), lock_file=str(tmp_path / "apply.lock"),
+                   deadline=deadline, timeout=1.0)
+
+
+def test_confirm_without_pending_fails(tmp_path):
+    with pytest.raises(ConfirmError, match="no apply is waiting"):
+        confirm(tmp_path)
+
+
+def test_confirm_consumes_pending(tmp_path):
+    record(tmp_path, _pending(tmp_path, time.time() + 60))
+    assert is_pending(tmp_path)
+    assert "confirmed" in confirm(tmp_path)
+    assert not is_pending(tmp_path)
+    with pytest.raises(ConfirmError):
+        confirm(tmp_path)
+
+
+def _wait_for(predicate, timeout: float = 20.0) -> bool:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_timer_exits_quietly_when_confirmed(tmp_path):
+    record(tmp_path, _pending(tmp_path, time.time() + 30))
+    pid = start_timer(tmp_path)
+    confirm(tmp_path)
+    assert _wait_for(lambda: not _alive(pid))
+    assert last_result(tmp_path) is None
+
+
+def test_timer_rolls_back_at_deadline_and_reports(tmp_path):
+    # No VPP to reach (no API definitions even): the timer must still claim the
+    # pending state at the deadline and report the failed rollback.
+    record(tmp_path, _pending(tmp_path, time.time() + 0.3))
+    pid = start_timer(tmp_path)
+    assert _wait_for(lambda: (tmp_path / RESULT).exists())
+    assert _wait_for(lambda: not _alive(pid))
+    assert not is_pending(tmp_path)
+    assert "rollback FAILED" in last_result(tmp_path)
+    assert "VPP API definitions" in last_result(tmp_path)
+    with pytest.raises(ConfirmError):
+        confirm(tmp_path)  # too late
+
+
+def _alive(pid: int) -> bool:
+    try:
+        done, _ = __import__("os").waitpid(pid, __import__("os").WNOHANG)
+    except ChildProcessError:
+        return False
+    return done == 0

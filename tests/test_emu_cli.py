@@ -1,0 +1,62 @@
+"""`trex-emu` as a process: ready line, answers, clean exit on SIGTERM/SIGINT, bad input."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+
+import pytest
+
+from loadtest.emu.zmqbind import client_compatible
+
+CMD = [sys.executable, "-m", "loadtest.emu"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_ready_line_answers_and_exits_cleanly(sig):
+    zmq = client_compatible()
+    rpc, pub = free_port(), free_port()
+    proc = subprocess.Popen([*CMD, "--rpc-port", str(rpc), "--pub-port", str(pub),
+                             "--capacity-pps", "1e6", "--time-scale", "5"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ctx = zmq.Context()
+    req = ctx.socket(zmq.REQ)
+    try:
+        ready = proc.stdout.readline()
+        assert ready.startswith("trex-emu ready:") and f":{rpc} " in ready
+        assert "capacity-pps 1e+06/1e+06" in ready
+        req.setsockopt(zmq.RCVTIMEO, 5000)
+        req.connect(f"tcp://127.0.0.1:{rpc}")
+        req.send(b'{"jsonrpc": "2.0", "id": 1, "method": "get_version", "params": {}}')
+        assert json.loads(req.recv())["result"]["version"] == "v3.08"
+        proc.send_signal(sig)
+        assert proc.wait(timeout=10) == 0
+    finally:
+        req.close(linger=0)
+        ctx.term()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=5)
+
+
+def test_bad_input_is_one_line_and_exit_2():
+    bad = subprocess.run([*CMD, "--time-scale", "0"], capture_output=True, text=True,
+                         timeout=30)
+    assert bad.returncode == 2 and "--time-scale" in bad.stderr
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        clash = subprocess.run([*CMD, "--rpc-port", str(port), "--pub-port", str(free_port())],
+                               capture_output=True, text=True, timeout=30)
+    assert clash.returncode == 2
+    assert clash.stderr.count("\n") == 1 and "cannot bind" in clash.stderr

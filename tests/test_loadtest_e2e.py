@@ -1,0 +1,214 @@
+"""End-to-end: trex-loadtest through the real T-Rex client against the emulator."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("lbr_trex_client")
+from loadtest.client import load_api  # noqa: E402
+
+API = load_api()  # before the emulator imports zmq: the client brings its own binding
+
+from loadtest.cli import main  # noqa: E402
+from tests.trex_fixtures import trex_emu_factory  # noqa: E402, F401
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _ports(emu) -> list[str]:
+    return ["--sync-port", str(emu.rpc_port), "--async-port", str(emu.pub_port), "--timeout", "2"]
+
+
+def _ramp(emu, out: Path, *extra: str) -> dict:
+    argv = ["ramp", *_ports(emu), "-q", "--warmup", "0.2", "--hold", "0.2",
+            "--sample-interval", "0.1", "--drain", "0.05", "-o", str(out), *extra]
+    assert main(argv) == 0
+    return json.loads(out.read_text())
+
+
+def _ndr(emu, out: Path, tick: float, *extra: str) -> dict:
+    argv = ["ndr", *_ports(emu), "-q", "--trial-duration", "1", "--initial-duration", "0.2",
+            "--drain", "0.02", "--stats-tick", str(tick), "-o", str(out), *extra]
+    assert main(argv) == 0
+    return json.loads(out.read_text())
+
+
+def _traffic_stopped_and_released(emu) -> None:
+    """Seen from another client: the ports are free (no force) and counters stand still."""
+    client = API.STLClient(username="checker", server="127.0.0.1", sync_port=emu.rpc_port,
+                           async_port=emu.pub_port, verbose_level="error")
+    client.connect()
+    try:
+        client.acquire(ports=[0, 1])  # raises if someone still owns them
+        first = client.get_stats(ports=[0, 1])
+        time.sleep(0.3)
+        second = client.get_stats(ports=[0, 1])
+        assert first[0]["opackets"] == second[0]["opackets"]
+        assert first[1]["opackets"] == second[1]["opackets"]
+        client.release(ports=[0, 1])
+    finally:
+        client.disconnect()
+
+
+def test_ramp_finds_the_lossless_rate_of_a_1_23_mpps_device(trex_emu_factory, tmp_path):
+    # time runs at wall speed so per-second rates are real; counters tick finely
+    emu = trex_emu_factory(capacity_pps=(1.23e6, 1.23e6), time_scale=1.0, stats_tick=0.001)
+    run = _ramp(emu, tmp_path / "ramp.json", "--start-rate", "1.0mpps", "--rate", "1.5mpps",
+                "--duration", "3")
+    (d0,) = run["summary"]["directions"]
+    assert run["status"] == "complete"
+    assert d0["lossless_pps"] == pytest.approx(1.23e6, rel=0.02)
+    assert d0["max_forwarded_pps"] == pytest.approx(1.23e6, rel=0.02)
+    assert d0["lossless_pct_line"] == pytest.approx(100 * d0["lossless_pps"] / 14880952.38,
+                                                    rel=1e-6)
+    # graph.rb layout: per-second stats with the ports' get_stats() dicts and global
+    first = run["stats"]["0.1"]
+    assert {"0", "1", "global"} <= set(first) and "opackets" in first["0"]
+    assert run["vars"]["rate"] == "1.5mpps" and run["vars"]["traffic"]["profile"] == "64"
+    # unidirectional: only port 0 sends, only port 1 receives
+    totals = run["summary"]["totals"]
+    assert list(totals) == ["0->1"] and totals["0->1"]["tx_packets"] > 0
+    last = run["stats"][list(run["stats"])[-1]]
+    assert last["1"]["opackets"] == 0 and last["0"]["ipackets"] == 0
+
+
+def test_bidirectional_ramp_loses_per_direction(trex_emu_factory, tmp_path):
+    emu = trex_emu_factory(capacity_pps=(0.9e6, 0.5e6), time_scale=1.0, stats_tick=0.001)
+    run = _ramp(emu, tmp_path / "bi.json", "-b", "--profile", "imix", "--flows", "many",
+                "--start-rate", "0.3mpps", "--rate", "1.1mpps", "--duration", "2")
+    dirs = {d["direction"]: d for d in run["summary"]["directions"]}
+    assert dirs["0->1"]["lossless_pps"] == pytest.approx(0.9e6, rel=0.04)
+    assert dirs["1->0"]["lossless_pps"] == pytest.approx(0.5e6, rel=0.04)
+    # at a rate between the two capacities only direction 1->0 loses
+    mid = [s for s in run["samples"] if 0.6e6 <= s["intended_pps"] <= 0.8e6]
+    assert mid and all(s["directions"]["0->1"]["loss_ratio"] == 0 for s in mid)
+    assert all(s["directions"]["1->0"]["loss_ratio"] > 0.1 for s in mid)
+
+
+@pytest.mark.parametrize(
+    "capacity, profile, extra",
+    [
+        (1.23e6, "64", []),
+        (3.1e6, "imix", ["--flows", "many"]),
+        (0.45e6, "1514", ["--ipv6"]),
+        (6.5e6, "64", ["-b"]),
+    ],
+)
+def test_ndr_lands_within_half_a_percent(trex_emu_factory, tmp_path, capacity, profile, extra):
+    emu = trex_emu_factory(capacity_pps=(capacity, capacity), time_scale=10.0)
+    run = _ndr(emu, tmp_path / "ndr.json", 0.05, "--profile", profile, *extra)
+    ndr, pdr = run["goals"]
+    assert ndr["name"] == "NDR" and pdr["loss_ratio"] == 0.005
+    assert ndr["lower_bound_pps"] == pytest.approx(capacity, rel=0.005)
+    assert ndr["lower_bound_pps"] <= capacity * 1.0001 <= ndr["upper_bound_pps"] * 1.0001
+    assert ndr["conditional_throughput_pps"] == pytest.approx(capacity, rel=0.005)
+    assert ndr["trials"] == len(run["trials"]) > 3
+    # each trial: stats cleared, fixed duration; T-Rex sends rate x duration (+1)
+    for trial in run["trials"]:
+        assert 0 <= trial["tx_packets"] - trial["intended_packets"] <= 2 * len(trial["directions"])
+
+
+def test_ndr_with_latency_reports_latency(trex_emu_factory, tmp_path):
+    emu = trex_emu_factory(capacity_pps=(2e6, 2e6), time_scale=10.0)
+    run = _ndr(emu, tmp_path / "lat.json", 0.05, "--latency", "--pdr", "1")
+    assert [g["loss_ratio"] for g in run["goals"]] == [0.0, 0.01]
+    lat = run["trials"][-1]["directions"]["0->1"]["latency"]
+    assert lat and lat["min_us"] <= lat["avg_us"] <= lat["max_us"]
+
+
+def _start_cli(emu, out: Path, *extra: str) -> subprocess.Popen:
+    argv = [sys.executable, "-m", "loadtest.cli", "ramp", *_ports(emu), "--warmup", "0",
+            "--duration", "60", "--hold", "0", "--rate", "1mpps", "--sample-interval", "0.1",
+            "--drain", "0.05", "-o", str(out), *extra]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen(argv, cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_first_sample(proc: subprocess.Popen) -> None:
+    """The first progress line means traffic runs and samples are being taken."""
+    line: list[str] = []
+    reader = threading.Thread(target=lambda: line.append(proc.stderr.readline()), daemon=True)
+    reader.start()
+    reader.join(20)
+    assert line and "%" in line[0], f"no progress from the CLI: {line}"
+
+
+def test_ctrl_c_stops_traffic_releases_ports_keeps_json(trex_emu_factory, tmp_path):
+    emu = trex_emu_factory(capacity_pps=(5e5, 5e5), time_scale=1.0, stats_tick=0.01)
+    out = tmp_path / "partial.json"
+    proc = _start_cli(emu, out)
+    try:
+        _wait_first_sample(proc)
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        proc.kill()
+    assert proc.returncode == 1
+    assert "interrupted" in err and "Traceback" not in err
+    run = json.loads(out.read_text())
+    assert run["status"] == "interrupted"
+    assert 3 <= len(run["samples"]) < 100 and run["summary"]["directions"]
+    _traffic_stopped_and_released(emu)
+
+
+def test_losing_the_server_keeps_partial_json(trex_emu_factory, tmp_path):
+    emu = trex_emu_factory(capacity_pps=(5e5, 5e5), time_scale=1.0, stats_tick=0.01)
+    out = tmp_path / "lost.json"
+    proc = _start_cli(emu, out, "--timeout", "1")
+    try:
+        _wait_first_sample(proc)
+        time.sleep(0.3)
+        emu.stop()
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 1
+    lines = [line for line in err.splitlines() if "error" in line]
+    assert lines and "Traceback" not in err
+    run = json.loads(out.read_text())
+    assert run["status"] == "failed" and run["error"] and run["samples"]
+
+
+def test_ports_owned_by_someone_else(trex_emu_factory, capsys):
+    emu = trex_emu_factory()
+    other = API.STLClient(username="intruder", server="127.0.0.1", sync_port=emu.rpc_port,
+                          async_port=emu.pub_port, verbose_level="error")
+    other.connect()
+    try:
+        other.acquire(ports=[0, 1])
+        assert main(["ramp", *_ports(emu), "-q"]) == 1
+        err = capsys.readouterr().err.strip()
+        assert "already taken by 'intruder'" in err and "\n" not in err
+    finally:
+        other.disconnect()
+
+
+def test_impossible_rate_and_missing_port(trex_emu_factory, capsys):
+    emu = trex_emu_factory()
+    assert main(["ramp", *_ports(emu), "-q", "--rate", "15mpps"]) == 2
+    assert "at most 100% is possible" in capsys.readouterr().err
+    assert main(["ndr", *_ports(emu), "-q", "--ports", "0", "7"]) == 1
+    assert "has no port 7" in capsys.readouterr().err
+    _traffic_stopped_and_released(emu)
+
+
+def test_unreachable_server_is_one_line(capsys, tmp_path):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    assert main(["ramp", "--sync-port", str(port), "--async-port", str(port), "--timeout",
+                 "0.5", "-q"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("trex-loadtest: error: cannot connect") and "\n" not in err

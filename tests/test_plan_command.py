@@ -1,0 +1,100 @@
+"""`vppcfg plan`: exit codes, output formats, --novpp and a live (simulated) VPP."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from vppcfg.cli import main
+
+pytest.importorskip("vppcfg.config", reason="the config loader is not available yet")
+
+CONFIG = """\
+interfaces:
+  GigabitEthernet3/0/0:
+    mtu: 9000
+    lcp: e0
+    addresses: [192.0.2.1/30]
+    sub-interfaces:
+      100:
+        mtu: 1500
+        addresses: [10.0.0.1/24]
+  GigabitEthernet3/0/1:
+    mtu: 1500
+loopbacks:
+  loop0:
+    mtu: 1500
+    addresses: [10.1.0.1/24]
+"""
+
+
+@pytest.fixture
+def config_file(tmp_path: Path) -> Path:
+    path = tmp_path / "router.yaml"
+    path.write_text(CONFIG, encoding="utf-8")
+    return path
+
+
+def test_novpp_cli_output(config_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "-c", str(config_file), "--novpp"]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert "create sub-interfaces GigabitEthernet3/0/0 100 dot1q 100 exact-match" in lines
+    assert "set interface mtu 1500 GigabitEthernet3/0/1" in lines
+    assert "set interface ip address GigabitEthernet3/0/0.100 10.0.0.1/24" in lines
+    assert lines.index("lcp create GigabitEthernet3/0/0 host-if e0") < lines.index(
+        "set interface state GigabitEthernet3/0/0.100 up")
+    assert "to create" in err
+
+
+def test_json_output_to_file(config_file: Path, tmp_path: Path,
+                             capsys: pytest.CaptureFixture[str]) -> None:
+    out_file = tmp_path / "plan.json"
+    assert main(["plan", "-c", str(config_file), "--novpp", "--format", "json",
+                 "-o", str(out_file)]) == 0
+    ops = json.loads(out_file.read_text(encoding="utf-8"))
+    assert {"obj": "loopback", "action": "create", "key": "interfaces/loop0",
+            "params": {"name": "loop0", "instance": 0}, "reason": ""} in ops
+    err = capsys.readouterr().err
+    counts = {op["action"]: 0 for op in ops}
+    for op in ops:
+        counts[op["action"]] += 1
+    assert f"{counts.get('create', 0)} to create" in err
+
+
+def test_missing_file_is_an_io_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["plan", "-c", str(tmp_path / "absent.yaml"), "--novpp"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "absent.yaml" in err
+
+
+def test_invalid_config_is_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("interfaces:\n  GigabitEthernet3/0/0:\n    mtu: lots\n", encoding="utf-8")
+    assert main(["plan", "-c", str(path), "--novpp"]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "bad.yaml" in err
+
+
+def test_unreachable_vpp_is_exit_2(config_file: Path, tmp_path: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["plan", "-c", str(config_file), "--vpp-api-socket", str(tmp_path / "no.sock")])
+    assert code == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_plan_against_the_simulator(config_file: Path, vpp_sim,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["plan", "-c", str(config_file), "--vpp-api-socket", vpp_sim.socket,
+            "--vpp-json-dir", str(vpp_sim.api_dir)]
+    assert main(args) == 0
+    text = capsys.readouterr().out
+    client = vpp_sim.client()
+    for line in text.splitlines():
+        client.api.cli_inband(cmd=line)
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "0 to create, 0 to change, 0 to delete" in err

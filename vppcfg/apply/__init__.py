@@ -1,0 +1,190 @@
+"""Apply: make the live VPP equal to a desired model, or leave it as it was.
+
+    pre = dump; ops = plan(desired, pre); execute ops; verify: plan(desired, dump) == []
+
+Any failed call or failed verification rolls back to `pre` the same way:
+plan(pre, current) and execute it (best effort, reported). Rollback needs no
+undo log because the planner can reach any model from any state.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from vppcfg.model import Dataplane
+from vppcfg.ops import Operation, VppContext
+
+ROLLBACK_ROUNDS = 2  # a second round fixes what failed for lack of an earlier op
+
+
+@dataclass
+class RollbackReport:
+    planned: int = 0
+    executed: list[Operation] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    remaining: list[Operation] = field(default_factory=list)  # still differs from pre
+
+    @property
+    def complete(self) -> bool:
+        return not self.remaining
+
+
+@dataclass
+class Outcome:
+    ok: bool
+    planned: list[Operation] = field(default_factory=list)
+    executed: list[Operation] = field(default_factory=list)
+    failed: Operation | None = None
+    error: str = ""
+    unverified: list[Operation] = field(default_factory=list)  # left after a "successful" run
+    rollback: RollbackReport | None = None
+    pre: Dataplane | None = None  # the state before the apply (for commit-confirmed)
+    timings: dict[str, float] = field(default_factory=dict)
+    calls: int = 0  # mutating API calls made by the apply proper
+
+
+def describe(op: Operation) -> str:
+    return f"{op.action} {op.obj} {op.key}"
+
+
+class Engine:
+    """The planner and executor in use (swappable for tests of the engine only)."""
+
+    def __init__(
+        self,
+        plan: Callable[[Dataplane, Dataplane], list[Operation]] | None = None,
+        execute: Callable[[Operation, VppContext], None] | None = None,
+    ) -> None:
+        if plan is None:
+            from vppcfg.planner import plan
+        if execute is None:
+            from vppcfg.objects import execute
+        self.plan = plan
+        self.execute = execute
+
+
+def apply_config(conn: Any, desired: Dataplane, engine: Engine | None = None) -> Outcome:
+    """Apply `desired` through `conn` (a VppConnection); roll back on failure."""
+    engine = engine or Engine()
+    t0 = time.perf_counter()
+    pre = conn.dump()
+    t1 = time.perf_counter()
+    ops = engine.plan(desired, pre)
+    t2 = time.perf_counter()
+    outcome = Outcome(ok=False, planned=list(ops), pre=pre)
+    outcome.timings.update(dump=t1 - t0, plan=t2 - t1)
+    ctx = conn.context()
+    try:
+        failed, error = run_ops(ops, ctx, engine, outcome.executed)
+    except KeyboardInterrupt:
+        outcome.error = "interrupted"
+        outcome.rollback = rollback(conn, pre, engine)
+        raise
+    finally:
+        outcome.calls = getattr(ctx, "changes", 0)
+    t3 = time.perf_counter()
+    outcome.timings["execute"] = t3 - t2
+    if failed is not None:
+        outcome.failed, outcome.error = failed, error
+    else:
+        outcome.unverified = engine.plan(desired, conn.dump())
+        outcome.timings["verify"] = time.perf_counter() - t3
+        if not outcome.unverified:
+            outcome.ok = True
+            return outcome
+        outcome.error = (
+            f"verification failed: VPP still differs from the config in "
+            f"{len(outcome.unverified)} place(s) after the apply"
+        )
+    outcome.rollback = rollback(conn, pre, engine)
+    return outcome
+
+
+def run_ops(
+    ops: Sequence[Operation], ctx: VppContext, engine: Engine, done: list[Operation]
+) -> tuple[Operation | None, str]:
+    """Execute in order; stop at the first failure: (failed op, why) or (None, "")."""
+    for op in ops:
+        try:
+            engine.execute(op, ctx)
+        except Exception as err:  # any failure of one op stops the apply
+            return op, f"{describe(op)}: {_why(err)}"
+        done.append(op)
+    return None, ""
+
+
+def rollback(conn: Any, target: Dataplane, engine: Engine | None = None) -> RollbackReport:
+    """Bring VPP back to `target` (a dump), best effort, and say how far it got."""
+    engine = engine or Engine()
+    report = RollbackReport()
+    for round_no in range(ROLLBACK_ROUNDS):
+        ops = engine.plan(target, claim_new(conn.dump(), target))
+        if round_no == 0:
+            report.planned = len(ops)
+        if not ops:
+            break
+        ctx = conn.context()
+        for op in ops:
+            try:
+                engine.execute(op, ctx)
+                report.executed.append(op)
+            except Exception as err:  # best effort: note it and go on
+                report.errors.append(f"{describe(op)}: {_why(err)}")
+    report.remaining = engine.plan(target, claim_new(conn.dump(), target))
+    return report
+
+
+def claim_new(current: Dataplane, before: Dataplane) -> Dataplane:
+    """`current` with the objects that did not exist `before` counted as ours.
+
+    An apply that fails between creating an object and tagging it leaves an
+    untagged (so "foreign") object behind; it is still the apply's to undo.
+    """
+    if not current.foreign:
+        return current
+    existed = {f"{c}/{k}" for c in _COLLECTIONS for k in getattr(before, c)}
+    keep = frozenset(k for k in current.foreign if k in existed)
+    return current if keep == current.foreign else replace(current, foreign=keep)
+
+
+_COLLECTIONS = ("interfaces", "bonds", "vxlan_tunnels", "taps", "bridge_domains", "acls")
+
+
+def _why(err: BaseException) -> str:
+    if isinstance(err, KeyError):
+        return f"unknown interface {err.args[0]!r}" if err.args else "unknown object"
+    return str(err) or type(err).__name__
+
+
+def format_outcome(outcome: Outcome) -> str:
+    """A short human report of an apply."""
+    lines: list[str] = []
+    if outcome.ok:
+        n = len(outcome.executed)
+        lines.append(f"applied {n} change(s); VPP matches the config" if n
+                     else "nothing to do; VPP already matches the config")
+        return "\n".join(lines)
+    lines.append(f"apply FAILED: {outcome.error}")
+    if outcome.planned:
+        lines.append(f"  {len(outcome.executed)} of {len(outcome.planned)} change(s) were made")
+    if outcome.failed is not None:
+        lines.append(f"  failed: {describe(outcome.failed)}")
+    if outcome.unverified:
+        for op in outcome.unverified[:10]:
+            lines.append(f"  still different: {describe(op)}")
+    rb = outcome.rollback
+    if rb is not None:
+        lines.append(f"rollback: {len(rb.executed)} change(s) undone of {rb.planned} needed")
+        for err in rb.errors[:10]:
+            lines.append(f"  rollback error: {err}")
+        if rb.complete:
+            lines.append("final state: VPP is back to the state before the apply")
+        else:
+            lines.append(f"final state: VPP differs from the pre-apply state in "
+                         f"{len(rb.remaining)} place(s):")
+            for op in rb.remaining[:10]:
+                lines.append(f"  {describe(op)}")
+    return "\n".join(lines)

@@ -1,0 +1,168 @@
+"""`vppcfg apply` and `vppcfg confirm`.
+
+apply: validate the config (touching nothing when invalid), take the apply
+lock, dump, plan, execute through the API, verify, and roll back on any
+failure. With --confirm N the change undoes itself after N seconds unless
+`vppcfg confirm` runs first. --dry-run prints the plan as VPP CLI only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+from vppcfg.apply.confirm import DEFAULT_STATE_DIR
+from vppcfg.apply.lock import DEFAULT_LOCK_FILE
+from vppcfg.commands.common import add_vpp_options
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "apply", help="make VPP match a config file (verified, rolled back on failure)",
+        description="Apply a config to the running VPP through its binary API.",
+    )
+    parser.add_argument("-c", "--config", required=True, metavar="FILE", help="the config file")
+    add_vpp_options(parser)
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the VPP CLI that would be run; change nothing")
+    parser.add_argument("--confirm", type=_positive, metavar="SECONDS",
+                        help="roll back after SECONDS unless `vppcfg confirm` runs first")
+    _add_state_options(parser)
+    parser.add_argument("--timeout", type=float, default=5.0, help=argparse.SUPPRESS)
+    parser.set_defaults(func=run_apply)
+
+    confirm = subparsers.add_parser(
+        "confirm", help="keep the change of an `apply --confirm`; cancel its rollback",
+        description="Confirm the last `vppcfg apply --confirm`, cancelling its rollback timer.",
+    )
+    _add_state_options(confirm, lock=False)
+    confirm.set_defaults(func=run_confirm)
+
+
+def _add_state_options(parser: argparse.ArgumentParser, lock: bool = True) -> None:
+    if lock:
+        parser.add_argument("--lock-file", default=DEFAULT_LOCK_FILE, metavar="PATH",
+                            help=f"lock held while applying (default {DEFAULT_LOCK_FILE})")
+    parser.add_argument("--state-dir", default=DEFAULT_STATE_DIR, metavar="DIR",
+                        help=f"commit-confirmed state (default {DEFAULT_STATE_DIR})")
+
+
+def _positive(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be more than 0 seconds")
+    return value
+
+
+def _err(text: str) -> None:
+    print(f"vppcfg apply: {text}", file=sys.stderr)
+
+
+def load_desired(path: str) -> tuple[Any, int]:
+    """(desired model, 0) or (None, exit code) with the errors printed."""
+    from vppcfg import config
+
+    try:
+        with open(path, encoding="utf-8") as src:
+            text = src.read()
+    except OSError as err:
+        _err(f"cannot read {path}: {err.strerror}")
+        return None, EXIT_USAGE
+    try:
+        desired = config.load(text, path)
+    except config.ConfigError as err:
+        for line in _error_lines(err):
+            print(line, file=sys.stderr)
+        _err(f"{path} is invalid; nothing was changed")
+        return None, EXIT_FAILED
+    return desired, EXIT_OK
+
+
+def _error_lines(err: Exception) -> list[str]:
+    errors = getattr(err, "errors", None)
+    if errors:
+        return [str(e) for e in errors]
+    return [str(err)]
+
+
+def run_apply(args: argparse.Namespace) -> int:
+    from vppcfg.apply.confirm import ConfirmError, is_pending
+    from vppcfg.apply.lock import ApplyLock, LockBusy, LockError
+    from vppcfg.vpp import VppConnection, VppError
+
+    desired, code = load_desired(args.config)
+    if desired is None:
+        return code
+    try:
+        if args.dry_run:
+            with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
+                return _dry_run(conn, desired)
+        with ApplyLock(args.lock_file):
+            if is_pending(args.state_dir):
+                _err("an earlier `apply --confirm` awaits confirmation; run `vppcfg confirm` "
+                     "(or wait for its rollback) first")
+                return EXIT_FAILED
+            with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
+                return _apply(conn, desired, args)
+    except (LockBusy, LockError) as err:
+        _err(str(err))
+        return EXIT_FAILED if isinstance(err, LockBusy) else EXIT_USAGE
+    except VppError as err:
+        _err(str(err))
+        return EXIT_USAGE
+    except ConfirmError as err:
+        _err(str(err))
+        return EXIT_FAILED
+
+
+def _dry_run(conn: Any, desired: Any) -> int:
+    from vppcfg.objects import render_cli
+    from vppcfg.planner import plan
+
+    ops = plan(desired, conn.dump())
+    text = render_cli(ops, conn.acl_indexes())
+    if text and not text.endswith("\n"):
+        text += "\n"
+    sys.stdout.write(text)
+    print(f"# dry run: {len(ops)} change(s) would be made; nothing was changed", file=sys.stderr)
+    return EXIT_OK
+
+
+def _apply(conn: Any, desired: Any, args: argparse.Namespace) -> int:
+    from vppcfg.apply import apply_config, format_outcome
+    from vppcfg.apply.confirm import Pending, record, start_timer
+
+    started = time.perf_counter()
+    outcome = apply_config(conn, desired)
+    report = format_outcome(outcome)
+    if not outcome.ok:
+        print(report, file=sys.stderr)
+        return EXIT_FAILED
+    print(f"{report} ({time.perf_counter() - started:.2f}s)")
+    if args.confirm and outcome.executed:
+        record(args.state_dir, Pending(
+            pre=outcome.pre, api_socket=args.vpp_api_socket, json_dir=args.vpp_json_dir,
+            lock_file=args.lock_file, deadline=time.time() + args.confirm, timeout=args.timeout,
+        ))
+        pid = start_timer(args.state_dir)
+        print(f"run `vppcfg confirm` within {args.confirm:g}s to keep this change, "
+              f"or it is rolled back (timer pid {pid})")
+    return EXIT_OK
+
+
+def run_confirm(args: argparse.Namespace) -> int:
+    from vppcfg.apply.confirm import ConfirmError, confirm
+
+    try:
+        print(confirm(args.state_dir))
+    except ConfirmError as err:
+        print(f"vppcfg confirm: {err}", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK

@@ -1,0 +1,147 @@
+"""`vppcfg dump`: print the live VPP as a config file.
+
+The output is a config that `vppcfg check` accepts and that plans to nothing
+against the same VPP. Objects vppcfg did not create (foreign) are left out of
+the config proper, because naming them in a config would hand them to
+vppcfg; they follow as a commented-out block, ready to adopt by uncommenting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import replace
+from typing import Any
+
+from vppcfg.commands.common import add_vpp_options
+from vppcfg.model import Dataplane, FrozenDict, Interface
+
+FOREIGN_HEADER = (
+    "Present in VPP but not created by vppcfg: vppcfg leaves these alone.\n"
+    "Uncomment (and apply) to let vppcfg manage them."
+)
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "dump", help="print the live VPP dataplane as a config file",
+        description="Read the running VPP and print it as a vppcfg config.",
+    )
+    add_vpp_options(parser)
+    parser.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    parser.add_argument("--timeout", type=float, default=5.0, help=argparse.SUPPRESS)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from vppcfg.vpp import VppConnection, VppError
+
+    try:
+        with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
+            live = conn.dump()
+    except VppError as err:
+        print(f"vppcfg dump: {err}", file=sys.stderr)
+        return 2
+    text = render(live, args.format)
+    if not args.output:
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as err:
+        print(f"vppcfg dump: cannot write {args.output}: {err.strerror}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def render(live: Dataplane, fmt: str = "yaml") -> str:
+    """The live model as config text: owned objects, then foreign ones commented out."""
+    from vppcfg import config
+
+    owned, foreign = split_foreign(live)
+    if fmt == "json":
+        data = config.to_dict(owned)
+        data["_foreign"] = sorted(live.foreign)
+        return json.dumps(data, indent=2, sort_keys=False) + "\n"
+    text = config.to_yaml(owned)
+    if not text.endswith("\n"):
+        text += "\n"
+    if foreign is None:
+        return text
+    block = config.to_yaml(foreign)
+    comment = "".join(f"# {line}\n" for line in FOREIGN_HEADER.splitlines())
+    comment += "".join(f"# {line}\n" if line else "#\n" for line in block.splitlines())
+    return text + "\n" + comment
+
+
+# Fields of an Interface that name another interface.
+_INTERFACE_REFS = ("parent", "unnumbered", "l2xc")
+
+
+def split_foreign(live: Dataplane) -> tuple[Dataplane, Dataplane | None]:
+    """(the model without foreign objects, a model of only the foreign ones).
+
+    A foreign object that an owned one refers to (a BVI, a parent, ...) stays in
+    the owned part, so the config stays self-consistent.
+    """
+    if not live.foreign:
+        return live, None
+    dropped = {k for k in live.foreign if not _referenced(live, k)}
+    owned = _filter(live, lambda key: key not in dropped)
+    foreign = _filter(live, lambda key: key in dropped)
+    foreign = replace(foreign, sflow=live.sflow, foreign=frozenset())
+    return replace(owned, foreign=frozenset()), foreign
+
+
+def _referenced(live: Dataplane, key: str) -> bool:
+    collection, _, name = key.partition("/")
+    if collection not in ("interfaces", "bonds", "taps", "vxlan_tunnels"):
+        return _acl_referenced(live, name) if collection == "acls" else False
+    for other_key, itf in live.interfaces.items():
+        if f"interfaces/{other_key}" in live.foreign:
+            continue
+        if name in (getattr(itf, f) for f in _INTERFACE_REFS):
+            return True
+    for bd_name, bd in live.bridge_domains.items():
+        if f"bridge_domains/{bd_name}" not in live.foreign and (bd.bvi == name or
+                                                               name in bd.members):
+            return True
+    return any(
+        name in bond.members
+        for bond_name, bond in live.bonds.items()
+        if f"bonds/{bond_name}" not in live.foreign
+    )
+
+
+def _acl_referenced(live: Dataplane, name: str) -> bool:
+    return any(
+        name in itf.acls.input or name in itf.acls.output
+        for key, itf in live.interfaces.items()
+        if f"interfaces/{key}" not in live.foreign
+    )
+
+
+def _filter(live: Dataplane, keep: Any) -> Dataplane:
+    def part(collection: str) -> FrozenDict:
+        items = getattr(live, collection).items()
+        return FrozenDict((k, v) for k, v in items if keep(f"{collection}/{k}"))
+
+    interfaces = FrozenDict(
+        (k, v) for k, v in live.interfaces.items() if keep(f"interfaces/{k}")
+    )
+    return replace(
+        live,
+        interfaces=interfaces,
+        bonds=part("bonds"),
+        taps=part("taps"),
+        vxlan_tunnels=part("vxlan_tunnels"),
+        bridge_domains=part("bridge_domains"),
+        acls=part("acls"),
+    )
+
+
+def is_phy(itf: Interface) -> bool:
+    return itf.kind.value == "phy"

@@ -1,0 +1,112 @@
+"""`vppcfg plan`: show what `vppcfg apply` would change, as VPP CLI or JSON.
+
+The config is validated first; the live state comes from VPP, or with
+``--novpp`` from a freshly started VPP holding just the config's PHYs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from vppcfg.commands.common import add_vpp_options
+from vppcfg.model import Dataplane, FrozenDict, Interface, InterfaceKind
+
+# A PHY in a VPP that was just started: admin down, hw and packet MTU 9000.
+FRESH_PHY_MTU = 9000
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "plan", help="print the changes needed to reach the config",
+        description="Compare a config with the running VPP and print the ordered changes.",
+    )
+    parser.add_argument("-c", "--config", required=True, metavar="FILE", help="the config file")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    parser.add_argument("--format", choices=("cli", "json"), default="cli")
+    parser.add_argument("--novpp", action="store_true",
+                        help="do not contact VPP: plan against a fresh VPP with the config's PHYs")
+    parser.add_argument("--timeout", type=float, default=5.0, help=argparse.SUPPRESS)
+    add_vpp_options(parser)
+    parser.set_defaults(func=run)
+
+
+def fresh_dataplane(desired: Dataplane) -> Dataplane:
+    """What a just-started VPP looks like: only the PHYs the config names."""
+    phys = {
+        name: Interface(name=name, kind=InterfaceKind.PHY, mtu=FRESH_PHY_MTU, state="down")
+        for name, itf in desired.interfaces.items()
+        if itf.kind is InterfaceKind.PHY
+    }
+    return Dataplane(interfaces=FrozenDict(phys))
+
+
+def _load(path: str) -> tuple[Dataplane | None, int]:
+    from vppcfg import config
+
+    invalid = getattr(config, "ConfigError", ValueError)
+    try:
+        return config.load(path), 0
+    except OSError as err:
+        print(f"vppcfg plan: cannot read {path}: {err.strerror or err}", file=sys.stderr)
+        return None, 2
+    except invalid as err:
+        print(f"vppcfg plan: {err}", file=sys.stderr)
+        return None, 1
+
+
+def _live(args: argparse.Namespace) -> tuple[Dataplane | None, dict[str, int], int]:
+    from vppcfg.vpp import VppConnection, VppError
+
+    try:
+        with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
+            return conn.dump(), _acl_indexes(conn), 0
+    except VppError as err:
+        print(f"vppcfg plan: {err}", file=sys.stderr)
+        return None, {}, 2
+
+
+def _acl_indexes(conn: Any) -> dict[str, int]:
+    """ACL name (tag) -> index, for the CLI, which addresses ACLs by index."""
+    if not conn.has_message("acl_dump"):
+        return {}
+    return {d.tag: d.acl_index for d in conn.call("acl_dump", acl_index=0xFFFFFFFF) if d.tag}
+
+
+def run(args: argparse.Namespace) -> int:
+    from vppcfg.objects import RenderError, render_cli
+    from vppcfg.planner import PlanError, plan, summary
+
+    desired, code = _load(args.config)
+    if desired is None:
+        return code
+    if args.novpp:
+        live, acl_indexes = fresh_dataplane(desired), {}
+    else:
+        live, acl_indexes, code = _live(args)
+        if live is None:
+            return code
+    try:
+        ops = plan(desired, live)
+        if args.format == "json":
+            text = json.dumps([op.as_dict() for op in ops], indent=2) + "\n"
+        else:
+            text = render_cli(ops, acl_indexes)
+    except (PlanError, RenderError) as err:
+        print(f"vppcfg plan: {err}", file=sys.stderr)
+        return 1
+    counts = summary(ops)
+    print(f"vppcfg plan: {counts['create']} to create, {counts['update']} to change, "
+          f"{counts['delete']} to delete", file=sys.stderr)
+    if not args.output:
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(args.output, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as err:
+        print(f"vppcfg plan: cannot write {args.output}: {err.strerror}", file=sys.stderr)
+        return 2
+    return 0

@@ -1,0 +1,83 @@
+"""Object types: one descriptor per VPP object (see base.Descriptor), and the
+two entry points the commands use: render_cli (plan) and execute (apply)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+from vppcfg.objects import acl, address, bond, bridge, interface, l2xc, lcp, mpls, sflow, tap, vxlan
+from vppcfg.objects.base import Descriptor, RenderError, comment_text
+from vppcfg.ops import Operation, VppContext
+
+# Registry order is only the tie-break among operations that are ready at the
+# same time (it groups the output); correctness comes from dependencies.
+DESCRIPTORS: tuple[Descriptor, ...] = (
+    interface.Phy(),
+    interface.Loopback(),
+    bond.Bond(),
+    bond.BondInterface(),
+    vxlan.Vxlan(),
+    vxlan.VxlanInterface(),
+    tap.Tap(),
+    tap.TapInterface(),
+    interface.SubInterface(),
+    bond.BondMember(),
+    interface.Mac(),
+    interface.Mtu(),
+    bridge.BridgeDomain(),
+    bridge.BridgeBvi(),
+    bridge.BridgeMember(),
+    l2xc.L2xc(),
+    lcp.Lcp(),
+    address.Address(),
+    address.Unnumbered(),
+    mpls.Mpls(),
+    sflow.SflowGlobal(),
+    sflow.SflowInterface(),
+    acl.Acl(),
+    acl.InterfaceAcls(),
+    interface.State(),
+)
+_BY_OBJ = {desc.obj: desc for desc in DESCRIPTORS}
+
+__all__ = ["DESCRIPTORS", "RenderError", "descriptor", "execute", "render_cli"]
+
+
+def descriptor(obj: str) -> Descriptor:
+    try:
+        return _BY_OBJ[obj]
+    except KeyError:
+        raise ValueError(f"unknown object type {obj!r}") from None
+
+
+def render_op(op: Operation, acl_indexes: acl.AclIndexes | None = None) -> list[str]:
+    """The VPP CLI lines of one operation."""
+    desc = descriptor(op.obj)
+    if isinstance(desc, acl.Acl | acl.InterfaceAcls):
+        return desc.render(op, acl_indexes)
+    return desc.render(op)
+
+
+def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None = None) -> str:
+    """The plan as VPP CLI: one command per line, grouped under comments.
+
+    ``acl_indexes`` maps the names of ACLs already in VPP to their index (the
+    CLI addresses ACLs by index); new ones get the index VPP will choose.
+    """
+    ops = list(ops)
+    indexes = acl.AclIndexes(dict(acl_indexes or {}))
+    lines: list[str] = []
+    group: tuple[str, str] | None = None
+    for op in ops:
+        if (op.action, op.obj) != group:
+            group = (op.action, op.obj)
+            lines.append(f"comment {{ {op.action} {op.obj} }}")
+        if op.reason and op.action == "delete":  # a recreate's create repeats it
+            lines.append(f"comment {{ {comment_text(op.key + ': ' + op.reason)} }}")
+        lines.extend(render_op(op, indexes))
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def execute(op: Operation, ctx: VppContext) -> None:
+    """Carry out one operation through the VPP binary API."""
+    descriptor(op.obj).execute(op, ctx)

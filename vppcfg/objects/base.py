@@ -1,0 +1,143 @@
+"""The descriptor seam between the generic planner and the object types.
+
+A dataplane is decomposed into *nodes*: small key/value facts ("loop0 exists",
+"loop0 has 10.0.0.1/24", "bd10 has member X") with the keys of the nodes they
+need (``deps``). Each object type has one Descriptor that lists its nodes from
+a Dataplane, says which value changes are made in place and which need delete
++ create, and turns operations into VPP CLI lines and API calls. The planner
+(vppcfg.planner) only diffs nodes and orders operations from their deps.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from vppcfg.model import Dataplane, Interface, InterfaceKind
+from vppcfg.ops import Operation, VppContext
+
+VPPCFG_TAG = "vppcfg"
+NONE_INDEX = 0xFFFFFFFF
+
+
+class RenderError(ValueError):
+    """A value cannot be written safely as a VPP CLI token."""
+
+
+_UNSAFE = re.compile(r"[\s\x00-\x1f\x7f{}]")
+
+
+def token(value: object) -> str:
+    """One CLI token: refuse anything that could end or split a command."""
+    text = str(value)
+    if not text or _UNSAFE.search(text) or ";" in text:
+        raise RenderError(f"refusing to render unsafe CLI token {text!r}")
+    return text
+
+
+def comment_text(text: str) -> str:
+    """Text safe inside ``comment { ... }`` (no braces, no control characters)."""
+    return " ".join(_UNSAFE.sub(" ", text).split())
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """An exclusive use of a resource: a delete of a node holding ``resource``
+    in one ``mode`` runs before a create/update of a node wanting it in another
+    mode (or in any mode when ``mode`` is empty, i.e. exclusive)."""
+
+    resource: str
+    mode: str = ""
+
+    def conflicts(self, other: Claim) -> bool:
+        return not self.mode or not other.mode or self.mode != other.mode
+
+
+@dataclass(slots=True)
+class Node:
+    key: str
+    obj: str
+    value: dict[str, Any]  # plain dict: compared often, frozen only in operations
+    deps: tuple[str, ...] = ()
+    owner: str = ""  # top-level object ("interfaces/X") for foreign/PHY protection
+    holder: str = ""  # when this key is deleted, VPP removes the node too
+
+
+class Descriptor:
+    """Base descriptor: override what the object type needs."""
+
+    obj: str = ""
+    virtual = False  # graph-only node: never rendered nor executed
+    delete_when_absent = True  # False: a live-only node means "don't care"
+    optional: tuple[str, ...] = ()  # fields where a desired None means "don't care"
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+        raise NotImplementedError
+
+    def claims(self, node: Node) -> tuple[Claim, ...]:
+        """Resources the node uses exclusively (computed only for changed nodes)."""
+        return ()
+
+    def recreate_reason(self, old: Node, new: Node) -> str | None:
+        """None: the change is made in place; else why delete + create."""
+        return None
+
+    def noop(self, op: Operation) -> bool:
+        """Whether the operation needs nothing done (it still orders others)."""
+        return False
+
+    def render(self, op: Operation) -> list[str]:
+        return []
+
+    def execute(self, op: Operation, ctx: VppContext) -> None:
+        return None
+
+
+class NodeContext:
+    """Per-dataplane indexes shared by all descriptors (built once, O(n))."""
+
+    def __init__(self, dp: Dataplane, *, prefixlists: Dataplane | None = None) -> None:
+        self.dp = dp
+        self.children: dict[str, list[Interface]] = {}
+        for itf in dp.interfaces.values():
+            if itf.parent:
+                self.children.setdefault(itf.parent, []).append(itf)
+        self.bond_of: dict[str, str] = {
+            m: b.name for b in dp.bonds.values() for m in b.members
+        }
+
+    def interfaces(self) -> Iterator[Interface]:
+        return iter(self.dp.interfaces.values())
+
+
+def ikey(name: str) -> str:
+    return f"interfaces/{name}"
+
+
+def fd(**kwargs: Any) -> dict[str, Any]:
+    return kwargs
+
+
+def sw(ctx: VppContext, name: str) -> int:
+    return ctx.sw_if_index(name)
+
+
+def is_phy(itf: Interface) -> bool:
+    return itf.kind is InterfaceKind.PHY
+
+
+def field_of(obj: Any, name: str) -> Any:
+    """A field of an API reply, whether it is a namedtuple or a dict."""
+    if isinstance(obj, dict):
+        return obj[name]
+    return getattr(obj, name)
+
+
+def changed(op: Operation) -> frozenset[str]:
+    """Fields an update changes (all fields for create/delete)."""
+    previous = op.params.get("previous")
+    if previous is None:
+        return frozenset(op.params)
+    return frozenset(previous)

@@ -1,0 +1,110 @@
+"""Bonds (BondEthernetN) and their membership."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from vppcfg.model import BondLoadBalance, BondMode, Dataplane
+from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, fd, field_of, ikey, token
+from vppcfg.objects.interface import tag_cli, tag_created
+from vppcfg.ops import Operation, VppContext
+
+MODE_API = {
+    BondMode.ROUND_ROBIN: 1, BondMode.ACTIVE_BACKUP: 2, BondMode.XOR: 3,
+    BondMode.BROADCAST: 4, BondMode.LACP: 5,
+}
+LB_API = {BondLoadBalance.L2: 0, BondLoadBalance.L34: 1, BondLoadBalance.L23: 2}
+
+
+def bond_key(name: str) -> str:
+    return f"bonds/{name}"
+
+
+class Bond(Descriptor):
+    """The bond device. Mode and load-balance have no setter in VPP."""
+
+    obj = "bond"
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+        for bond in dp.bonds.values():
+            lb = bond.load_balance if bond.mode in (BondMode.XOR, BondMode.LACP) else None
+            value = fd(name=bond.name, instance=bond.instance, mode=str(bond.mode),
+                       load_balance=str(lb) if lb else None)
+            yield Node(bond_key(bond.name), self.obj, value, owner=ikey(bond.name))
+
+    def recreate_reason(self, old: Node, new: Node) -> str | None:
+        if old.value["mode"] != new.value["mode"]:
+            return "mode changed: bond is recreated"
+        return "load-balance changed: bond is recreated"
+
+    def render(self, op: Operation) -> list[str]:
+        p = op.params
+        if op.action == "delete":
+            return [f"delete bond {token(p['name'])}"]
+        lb = f" load-balance {token(p['load_balance'])}" if p["load_balance"] else ""
+        return [f"create bond mode {token(p['mode'])}{lb} id {int(p['instance'])}",
+                tag_cli(p["name"])]
+
+    def execute(self, op: Operation, ctx: VppContext) -> None:
+        p = op.params
+        if op.action == "delete":
+            ctx.call("bond_delete", sw_if_index=ctx.sw_if_index(p["name"]))
+            ctx.forget(p["name"])
+            return
+        lb = LB_API[BondLoadBalance(p["load_balance"])] if p["load_balance"] else 0
+        args = dict(id=p["instance"], mode=MODE_API[BondMode(p["mode"])], lb=lb,
+                    numa_only=False, use_custom_mac=False, mac_address="00:00:00:00:00:00")
+        if ctx.has_message("bond_create2"):
+            reply = ctx.call("bond_create2", enable_gso=False, **args)
+        else:
+            reply = ctx.call("bond_create", **args)
+        tag_created(ctx, p["name"], field_of(reply, "sw_if_index"))
+
+
+class BondInterface(Descriptor):
+    """The interface side of a bond: exists when the bond does (graph only)."""
+
+    obj = "bond-interface"
+    virtual = True
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+        for bond in dp.bonds.values():
+            key = ikey(bond.name)
+            yield Node(key, self.obj, fd(kind="bond"), deps=(bond_key(bond.name),), owner=key)
+
+
+class BondMember(Descriptor):
+    obj = "bond-member"
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+        for bond in dp.bonds.values():
+            for member in bond.members:
+                yield Node(
+                    f"{bond_key(bond.name)}/member/{member}", self.obj,
+                    fd(bond=bond.name, member=member),
+                    deps=(bond_key(bond.name), ikey(member)),
+                    owner=ikey(bond.name),
+                    holder=bond_key(bond.name),  # bond_delete releases its members
+                )
+
+    def claims(self, node: Node) -> tuple[Claim, ...]:
+        member = node.value["member"]
+        return (Claim(f"port:{member}"), Claim(f"role:{member}", "member"))
+
+    def render(self, op: Operation) -> list[str]:
+        member = token(op.params["member"])
+        if op.action == "delete":
+            return [f"bond del {member}"]
+        return [f"bond add {token(op.params['bond'])} {member}"]
+
+    def execute(self, op: Operation, ctx: VppContext) -> None:
+        member = ctx.sw_if_index(op.params["member"])
+        if op.action == "delete":
+            detach = "bond_detach_member"
+            if not ctx.has_message(detach):
+                detach = "bond_detach_slave"
+            ctx.call(detach, sw_if_index=member)
+            return
+        name = "bond_add_member" if ctx.has_message("bond_add_member") else "bond_enslave"
+        ctx.call(name, sw_if_index=member, bond_sw_if_index=ctx.sw_if_index(op.params["bond"]),
+                 is_passive=False, is_long_timeout=False)

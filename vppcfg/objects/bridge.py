@@ -1,0 +1,156 @@
+"""Bridge domains, their members (with VLAN tag-rewrite for sub-interfaces) and BVI."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from vppcfg.model import Dataplane
+from vppcfg.objects.base import VPPCFG_TAG, Claim, Descriptor, Node, NodeContext, fd, ikey, token
+from vppcfg.ops import Operation, VppContext
+
+# Model setting -> (bridge_domain_add_del field, bridge_flags bit, CLI word)
+FLAGS = {
+    "learn": ("learn", 1, "learn"),
+    "forward": ("forward", 2, "forward"),
+    "flood": ("flood", 4, "flood"),
+    "uu_flood": ("uu_flood", 8, "uu-flood"),
+    "arp_term": ("arp_term", 16, "arp term"),
+    "arp_ufwd": ("arp_ufwd", 32, "arp-ufwd"),
+}
+PORT_NORMAL, PORT_BVI = 0, 1
+VTR_DISABLED, VTR_POP_1, VTR_POP_2 = 0, 3, 4
+
+
+def bd_key(name: str) -> str:
+    return f"bridge_domains/{name}"
+
+
+class BridgeDomain(Descriptor):
+    obj = "bridge-domain"
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+        for bd in dp.bridge_domains.values():
+            s = bd.settings
+            value = fd(bd_id=bd.bd_id, learn=s.learn, forward=s.unicast_forward,
+                       flood=s.unicast_flood, uu_flood=s.unknown_unicast_flood,
+                       arp_term=s.arp_termination, arp_ufwd=s.arp_unicast_forward,
+                       mac_age=s.mac_age_minutes)
+            yield Node(bd_key(bd.name), self.obj, value, owner=bd_key(bd.name))
+
+    def render(self, op: Operation) -> list[str]:
+        p = op.params
+        bd_id = int(p["bd_id"])
+        if op.action == "delete":
+            return [f"create bridge-domain {bd_id} del"]
+        if op.action == "create":
+            flags = " ".join(f"{word.replace(' ', '-')} {int(bool(p[name]))}"
+                             for name, (_, _, word) in FLAGS.items())
+            return [f"create bridge-domain {bd_id} {flags} mac-age {int(p['mac_age'])} "
+                    f"bd-tag {VPPCFG_TAG}"]
+        lines = []
+        for name in p["previous"]:
+            if name == "mac_age":
+                lines.append(f"set bridge-domain mac-age {bd_id} {int(p['mac_age'])}")
+            elif name in FLAGS:
+                off = "" if p[name] else " disable"
+                lines.append(f"set bridge-domain {FLAGS[name][2]} {bd_id}{off}")
+        return lines
+
+    def execute(self, op: Operation, ctx: VppContext) -> None:
+        p = op.params
+        if op.action == "update":
+            for name in p["previous"]:
+                if name == "mac_age":
+                    ctx.call("bridge_domain_set_mac_age", bd_id=p["bd_id"], mac_age=p["mac_age"])
+                elif name in FLAGS:
+                    ctx.call("bridge_flags", bd_id=p["bd_id"], is_set=bool(p[name]),
+                             flags=FLAGS[name][1])
+            return
+        args = {api: bool(p[name]) for name, (api, _, _) in FLAGS.items()}
+        args.update(bd_id=p["bd_id"], mac_age=p["mac_age"], is_add=op.action == "create")
+        if ctx.has_message("bridge_domain_add_del_v2"):
+            ctx.call("bridge_domain_add_del_v2", bd_tag=VPPCFG_TAG, **args)
+        else:
+            ctx.call("bridge_domain_add_del", bd_tag=VPPCFG_TAG, **args)
+
+
+class BridgeMember(Descriptor):
+    """A bridge port; sub-interfaces get their VLAN tags popped on the way in."""
+
+    obj = "bridge-member"
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+        for bd in dp.bridge_domains.values():
+            for member in bd.members:
+                itf = dp.interfaces.get(member)
+                enc = itf.encapsulation if itf is not None and itf.is_sub else None
+                tags = enc.tags if enc else (1 if itf is not None and itf.is_sub else 0)
+                yield Node(
+                    f"{bd_key(bd.name)}/member/{member}", self.obj,
+                    fd(bd_id=bd.bd_id, interface=member, pop=tags),
+                    deps=(bd_key(bd.name), ikey(member)),
+                    owner=bd_key(bd.name),
+                )
+
+    def claims(self, node: Node) -> tuple[Claim, ...]:
+        member = node.value["interface"]
+        return (Claim(f"port:{member}"), Claim(f"role:{member}", "l2"))
+
+    def recreate_reason(self, old: Node, new: Node) -> str | None:
+        return "tag rewrite changed: membership is redone"
+
+    def render(self, op: Operation) -> list[str]:
+        name, pop = token(op.params["interface"]), int(op.params["pop"])
+        if op.action == "delete":
+            lines = [f"set interface l2 tag-rewrite {name} disable"] if pop else []
+            return [*lines, f"set interface l3 {name}"]
+        lines = [f"set interface l2 bridge {name} {int(op.params['bd_id'])}"]
+        if pop:
+            lines.append(f"set interface l2 tag-rewrite {name} pop {pop}")
+        return lines
+
+    def execute(self, op: Operation, ctx: VppContext) -> None:
+        index = ctx.sw_if_index(op.params["interface"])
+        pop = int(op.params["pop"])
+        if op.action == "delete":
+            if pop:
+                ctx.call("l2_interface_vlan_tag_rewrite", sw_if_index=index, vtr_op=VTR_DISABLED,
+                         push_dot1q=0, tag1=0, tag2=0)
+            ctx.call("sw_interface_set_l2_bridge", rx_sw_if_index=index, bd_id=op.params["bd_id"],
+                     port_type=PORT_NORMAL, shg=0, enable=False)
+            return
+        ctx.call("sw_interface_set_l2_bridge", rx_sw_if_index=index, bd_id=op.params["bd_id"],
+                 port_type=PORT_NORMAL, shg=0, enable=True)
+        if pop:
+            ctx.call("l2_interface_vlan_tag_rewrite", sw_if_index=index,
+                     vtr_op=VTR_POP_2 if pop == 2 else VTR_POP_1, push_dot1q=0, tag1=0, tag2=0)
+
+
+class BridgeBvi(Descriptor):
+    """The bridge's routed interface (a loopback), one per bridge."""
+
+    obj = "bridge-bvi"
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+        for bd in dp.bridge_domains.values():
+            if bd.bvi:
+                yield Node(f"{bd_key(bd.name)}/bvi", self.obj,
+                           fd(bd_id=bd.bd_id, interface=bd.bvi),
+                           deps=(bd_key(bd.name), ikey(bd.bvi)), owner=bd_key(bd.name))
+
+    def claims(self, node: Node) -> tuple[Claim, ...]:
+        return (Claim(f"port:{node.value['interface']}"),)
+
+    def recreate_reason(self, old: Node, new: Node) -> str | None:
+        return "BVI changed"
+
+    def render(self, op: Operation) -> list[str]:
+        name = token(op.params["interface"])
+        if op.action == "delete":
+            return [f"set interface l3 {name}"]
+        return [f"set interface l2 bridge {name} {int(op.params['bd_id'])} bvi"]
+
+    def execute(self, op: Operation, ctx: VppContext) -> None:
+        index = ctx.sw_if_index(op.params["interface"])
+        ctx.call("sw_interface_set_l2_bridge", rx_sw_if_index=index, bd_id=op.params["bd_id"],
+                 port_type=PORT_BVI, shg=0, enable=op.action == "create")

@@ -1,0 +1,263 @@
+"""Interfaces: PHY (never created), loopback, sub-interface, and the per-interface
+settings every kind has: MTU, admin state and MAC."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from vppcfg.model import Dataplane, Interface, InterfaceKind
+from vppcfg.objects.base import (
+    VPPCFG_TAG,
+    Claim,
+    Descriptor,
+    Node,
+    NodeContext,
+    fd,
+    field_of,
+    ikey,
+    token,
+)
+from vppcfg.ops import Operation, VppContext
+
+if TYPE_CHECKING:
+    from vppcfg.planner import PlanState
+
+
+def instance_of(name: str) -> int:
+    """The trailing number of an interface name (loop12 -> 12)."""
+    match = re.search(r"(\d+)$", name)
+    if not match:
+        raise ValueError(f"interface name {name!r} has no instance number")
+    return int(match.group(1))
+
+
+def tag_created(ctx: VppContext, name: str, sw_if_index: int) -> None:
+    """Remember a new interface and mark it as ours."""
+    ctx.learn(name, sw_if_index)
+    ctx.call("sw_interface_tag_add_del", is_add=True, sw_if_index=sw_if_index, tag=VPPCFG_TAG)
+
+
+def tag_cli(name: str) -> str:
+    return f"set interface tag {token(name)} {VPPCFG_TAG}"
+
+
+class Phy(Descriptor):
+    """A PHY exists or not; the planner never creates or deletes one."""
+
+    obj = "phy"
+    virtual = True
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+        for itf in ctx.interfaces():
+            if itf.kind is InterfaceKind.PHY:
+                key = ikey(itf.name)
+                yield Node(key, self.obj, fd(kind="phy"), owner=key)
+
+
+class Loopback(Descriptor):
+    obj = "loopback"
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+        for itf in ctx.interfaces():
+            if itf.kind is InterfaceKind.LOOPBACK:
+                key = ikey(itf.name)
+                yield Node(key, self.obj, fd(name=itf.name, instance=instance_of(itf.name)),
+                           owner=key)
+
+    def recreate_reason(self, old: Node, new: Node) -> str | None:
+        return "instance changed: loopback is recreated"
+
+    def render(self, op: Operation) -> list[str]:
+        name = token(op.params["name"])
+        if op.action == "delete":
+            return [f"delete loopback interface intfc {name}"]
+        return [f"create loopback interface instance {int(op.params['instance'])}", tag_cli(name)]
+
+    def execute(self, op: Operation, ctx: VppContext) -> None:
+        name = op.params["name"]
+        if op.action == "delete":
+            ctx.call("delete_loopback", sw_if_index=ctx.sw_if_index(name))
+            ctx.forget(name)
+            return
+        reply = ctx.call("create_loopback_instance", is_specified=True,
+                         user_instance=op.params["instance"], mac_address="00:00:00:00:00:00")
+        tag_created(ctx, name, field_of(reply, "sw_if_index"))
+
+
+SUB_ONE_TAG, SUB_TWO_TAGS, SUB_DOT1AD, SUB_EXACT_MATCH = 2, 4, 8, 16
+
+
+class SubInterface(Descriptor):
+    obj = "sub-interface"
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+        for itf in ctx.interfaces():
+            if itf.kind is not InterfaceKind.SUB or not itf.parent:
+                continue
+            enc = itf.encapsulation
+            value = fd(
+                name=itf.name, parent=itf.parent, sub_id=itf.sub_id,
+                dot1q=enc.dot1q if enc else int(itf.sub_id or 0),
+                dot1ad=enc.dot1ad if enc else 0,
+                inner_dot1q=enc.inner_dot1q if enc else 0,
+                exact_match=enc.exact_match if enc else True,
+            )
+            key = ikey(itf.name)
+            # VPP deletes the subs of a deleted bond/PHY itself.
+            yield Node(key, self.obj, value, deps=(ikey(itf.parent),), owner=key,
+                       holder=ikey(itf.parent))
+
+    def recreate_reason(self, old: Node, new: Node) -> str | None:
+        return "encapsulation changed: sub-interface is recreated"
+
+    def render(self, op: Operation) -> list[str]:
+        p = op.params
+        if op.action == "delete":
+            return [f"delete sub-interface {token(p['name'])}"]
+        outer = f"dot1ad {int(p['dot1ad'])}" if p["dot1ad"] else f"dot1q {int(p['dot1q'])}"
+        inner = f" inner-dot1q {int(p['inner_dot1q'])}" if p["inner_dot1q"] else ""
+        exact = " exact-match" if p["exact_match"] else ""
+        return [
+            f"create sub-interfaces {token(p['parent'])} {int(p['sub_id'])} {outer}{inner}{exact}",
+            tag_cli(p["name"]),
+        ]
+
+    def execute(self, op: Operation, ctx: VppContext) -> None:
+        p = op.params
+        if op.action == "delete":
+            ctx.call("delete_subif", sw_if_index=ctx.sw_if_index(p["name"]))
+            ctx.forget(p["name"])
+            return
+        flags = SUB_TWO_TAGS if p["inner_dot1q"] else SUB_ONE_TAG
+        if p["dot1ad"]:
+            flags |= SUB_DOT1AD
+        if p["exact_match"]:
+            flags |= SUB_EXACT_MATCH
+        reply = ctx.call(
+            "create_subif", sw_if_index=ctx.sw_if_index(p["parent"]), sub_id=p["sub_id"],
+            outer_vlan_id=p["dot1ad"] or p["dot1q"], inner_vlan_id=p["inner_dot1q"],
+            sub_if_flags=flags,
+        )
+        tag_created(ctx, p["name"], field_of(reply, "sw_if_index"))
+
+
+def _setting(itf: Interface, name: str, value: object, deps: tuple[str, ...] = ()) -> Node:
+    key = ikey(itf.name)
+    return Node(f"{key}/{name}", name, {"name": itf.name, "value": value}, (key, *deps),
+                key, key)
+
+
+def _setting_claims(node: Node) -> tuple[Claim, ...]:
+    # Settings wait for the interface to leave a bond/bridge/xconnect.
+    return (Claim(f"role:{node.value['name']}", "any"),)
+
+
+class Mtu(Descriptor):
+    """The packet MTU; on a PHY also the hardware MTU (kept equal)."""
+
+    obj = "mtu"
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+        for itf in ctx.interfaces():
+            node = _setting(itf, self.obj, itf.mtu)
+            node.value["hw"] = itf.kind is InterfaceKind.PHY
+            yield node
+
+    def claims(self, node: Node) -> tuple[Claim, ...]:
+        return _setting_claims(node)
+
+    def render(self, op: Operation) -> list[str]:
+        name, mtu = token(op.params["name"]), int(op.params["value"])
+        lines = [f"set interface mtu {mtu} {name}"] if op.params["hw"] else []
+        lines.append(f"set interface mtu packet {mtu} {name}")
+        for sub, sub_mtu in sorted(op.params.get("resubs", {}).items()):
+            lines.append(f"set interface mtu packet {int(sub_mtu)} {token(sub)}")
+        return lines
+
+    def execute(self, op: Operation, ctx: VppContext) -> None:
+        index = ctx.sw_if_index(op.params["name"])
+        mtu = int(op.params["value"])
+        if op.params["hw"]:
+            ctx.call("hw_interface_set_mtu", sw_if_index=index, mtu=mtu)
+        ctx.call("sw_interface_set_mtu", sw_if_index=index, mtu=[mtu, 0, 0, 0])
+        # VPP reset the subs' packet MTU to the hw value: put back those that differ.
+        for sub, sub_mtu in sorted(op.params.get("resubs", {}).items()):
+            ctx.call("sw_interface_set_mtu", sw_if_index=ctx.sw_if_index(sub),
+                     mtu=[int(sub_mtu), 0, 0, 0])
+
+    def adjust(self, state: PlanState) -> None:
+        """Order MTU changes between parents and children (raise parents first,
+        lower children first) and re-set subs after a PHY's hw MTU change."""
+        for op in [o for o in state.ops.values() if o.obj == self.obj and o.action == "update"]:
+            parent = op.params["name"]
+            new, old = op.params["value"], op.params["previous"]["value"]
+            resubs: dict[str, int] = {}
+            for child in state.desired_ctx.children.get(parent, ()):
+                mtu_key = f"{ikey(child.name)}/{self.obj}"
+                child_op = state.ops.get(("update", mtu_key))
+                if child_op is not None:
+                    if new > old:
+                        state.edge(op, child_op)
+                    else:
+                        state.edge(child_op, op)
+                        if op.params["hw"]:
+                            resubs[child.name] = child.mtu
+                elif ("create", mtu_key) in state.ops:
+                    if op.params["hw"]:
+                        state.edge(op, state.ops[("create", mtu_key)])
+                elif op.params["hw"] and child.mtu != new:
+                    resubs[child.name] = child.mtu
+            if resubs:
+                state.replace(op, op.params.replace("resubs", resubs))
+
+
+class State(Descriptor):
+    obj = "state"
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+        for itf in ctx.interfaces():
+            # A sub cannot be up while its parent is down: parent state first.
+            deps = (f"{ikey(itf.parent)}/{self.obj}",) if itf.parent else ()
+            yield _setting(itf, self.obj, itf.state, deps)
+
+    def claims(self, node: Node) -> tuple[Claim, ...]:
+        return _setting_claims(node)
+
+    def noop(self, op: Operation) -> bool:
+        return op.action == "create" and op.params["value"] == "down"  # new interfaces are down
+
+    def render(self, op: Operation) -> list[str]:
+        state = "up" if op.params["value"] == "up" else "down"
+        return [f"set interface state {token(op.params['name'])} {state}"]
+
+    def execute(self, op: Operation, ctx: VppContext) -> None:
+        flags = 1 if op.params["value"] == "up" else 0
+        ctx.call("sw_interface_set_flags", sw_if_index=ctx.sw_if_index(op.params["name"]),
+                 flags=flags)
+
+
+class Mac(Descriptor):
+    """Set only when the config asks for a MAC (None = keep what VPP chose)."""
+
+    obj = "mac"
+    delete_when_absent = False
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+        for itf in ctx.interfaces():
+            bond = dp.bonds.get(itf.name) if itf.kind is InterfaceKind.BOND else None
+            mac = itf.mac or (bond.mac if bond is not None else None)
+            if mac is not None:
+                yield _setting(itf, self.obj, mac.lower())
+
+    def claims(self, node: Node) -> tuple[Claim, ...]:
+        return _setting_claims(node)
+
+    def render(self, op: Operation) -> list[str]:
+        return [f"set interface mac address {token(op.params['name'])} "
+                f"{token(op.params['value'])}"]
+
+    def execute(self, op: Operation, ctx: VppContext) -> None:
+        ctx.call("sw_interface_set_mac_address",
+                 sw_if_index=ctx.sw_if_index(op.params["name"]), mac_address=op.params["value"])

@@ -1,0 +1,48 @@
+"""Linux Control Plane pairs: a VPP interface mirrored as a Linux tap."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from vppcfg.model import Dataplane
+from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, fd, ikey, token
+from vppcfg.ops import Operation, VppContext
+
+HOST_TAP = 0
+
+
+class Lcp(Descriptor):
+    obj = "lcp"
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+        for itf in ctx.interfaces():
+            if not itf.lcp:
+                continue
+            key = ikey(itf.name)
+            deps: tuple[str, ...] = (key,)
+            parent = dp.interfaces.get(itf.parent) if itf.parent else None
+            if parent is not None and parent.lcp:
+                deps = (key, f"{ikey(parent.name)}/lcp")  # the parent's pair comes first
+            yield Node(f"{key}/lcp", self.obj, fd(name=itf.name, host=itf.lcp), deps=deps,
+                       owner=key)
+
+    def claims(self, node: Node) -> tuple[Claim, ...]:
+        return (Claim(f"lcp-host:{node.value['host']}"), Claim(f"role:{node.value['name']}", "any"))
+
+    def recreate_reason(self, old: Node, new: Node) -> str | None:
+        return "host name changed: lcp pair is recreated"
+
+    def render(self, op: Operation) -> list[str]:
+        name = token(op.params["name"])
+        if op.action == "delete":
+            return [f"lcp delete {name}"]
+        return [f"lcp create {name} host-if {token(op.params['host'])}"]
+
+    def execute(self, op: Operation, ctx: VppContext) -> None:
+        args = dict(is_add=op.action == "create", sw_if_index=ctx.sw_if_index(op.params["name"]),
+                    host_if_name=op.params["host"], host_if_type=HOST_TAP, netns="")
+        for message in ("lcp_itf_pair_add_del_v3", "lcp_itf_pair_add_del_v2"):
+            if ctx.has_message(message):
+                ctx.call(message, **args)
+                return
+        ctx.call("lcp_itf_pair_add_del", **args)

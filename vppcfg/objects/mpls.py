@@ -1,0 +1,40 @@
+"""MPLS input on an interface (needs the default MPLS table, created on demand)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from vppcfg.model import Dataplane
+from vppcfg.objects.base import Descriptor, Node, NodeContext, fd, ikey, token
+from vppcfg.ops import Operation, VppContext
+
+NO_SUCH_TABLE = -3
+
+
+class Mpls(Descriptor):
+    obj = "mpls"
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+        for itf in ctx.interfaces():
+            if itf.mpls:
+                key = ikey(itf.name)
+                yield Node(f"{key}/mpls", self.obj, fd(name=itf.name), deps=(key,), owner=key,
+                           holder=key)
+
+    def render(self, op: Operation) -> list[str]:
+        name = token(op.params["name"])
+        if op.action == "delete":
+            return [f"set interface mpls {name} disable"]
+        return ["mpls table add 0", f"set interface mpls {name} enable"]
+
+    def execute(self, op: Operation, ctx: VppContext) -> None:
+        index = ctx.sw_if_index(op.params["name"])
+        enable = op.action == "create"
+        try:
+            ctx.call("sw_interface_set_mpls_enable", sw_if_index=index, enable=enable)
+        except Exception as err:  # VPP refuses until the default MPLS table exists
+            if not enable or getattr(err, "retval", None) != NO_SUCH_TABLE:
+                raise
+            ctx.call("mpls_table_add_del", mt_is_add=True,
+                     mt_table={"mt_table_id": 0, "mt_name": ""})
+            ctx.call("sw_interface_set_mpls_enable", sw_if_index=index, enable=True)

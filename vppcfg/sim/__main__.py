@@ -1,0 +1,122 @@
+"""vppcfg-sim: run the VPP simulator on a unix socket until SIGTERM/SIGINT.
+
+    vppcfg-sim --socket /tmp/vpp-api.sock [--inventory phys.yaml] [--phy NAME[,mac=..][,mtu=..]]
+               [--fail-after N] [--api-dir DIR] [--ready-file PATH] [--keepalive SECONDS]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+from vppcfg.sim.inventory import (
+    InventoryError,
+    Phy,
+    check_inventory,
+    default_inventory,
+    load_inventory,
+    parse_phy_option,
+)
+
+PROG = "vppcfg-sim"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG, description="A VPP simulator serving the VPP binary API on a unix socket."
+    )
+    parser.add_argument("--socket", required=True, metavar="PATH", help="API socket to create")
+    parser.add_argument(
+        "--inventory", metavar="FILE", help="YAML list of physical ports (default: 4 ports)"
+    )
+    parser.add_argument(
+        "--phy",
+        action="append",
+        default=[],
+        metavar="NAME[,mac=MAC][,mtu=N][,dev_type=T]",
+        help="add a physical port (repeatable; replaces the default ports)",
+    )
+    parser.add_argument(
+        "--fail-after",
+        type=int,
+        metavar="N",
+        help="make the N-th state-changing call fail (retval -1, no change): tests rollback",
+    )
+    parser.add_argument(
+        "--api-dir", metavar="DIR", help="*.api.json definitions to serve (default: built in)"
+    )
+    parser.add_argument(
+        "--ready-file", metavar="PATH", help="write this file once the socket accepts clients"
+    )
+    parser.add_argument(
+        "--keepalive",
+        type=float,
+        metavar="SECONDS",
+        help="send memclnt_keepalive to clients silent this long (default: never)",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="log every request")
+    return parser
+
+
+def inventory_from_args(args: argparse.Namespace) -> list[Phy]:
+    phys = load_inventory(args.inventory) if args.inventory else []
+    phys += [parse_phy_option(spec, len(phys) + i) for i, spec in enumerate(args.phy)]
+    return check_inventory(phys, "inventory") if phys else default_inventory()
+
+
+def make_dataplane(phys: list[Phy], fail_after: int | None) -> Any:
+    """The behaviour model (vppcfg.sim.dataplane.SimDataplane)."""
+    from vppcfg.sim.dataplane import SimDataplane
+
+    if fail_after is None:
+        return SimDataplane(phys)
+    return SimDataplane(phys, fail_after=fail_after)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format=f"{PROG}: %(levelname)s: %(message)s",
+    )
+    if args.fail_after is not None and args.fail_after < 0:
+        print(f"{PROG}: --fail-after must be >= 0", file=sys.stderr)
+        return 2
+    try:
+        phys = inventory_from_args(args)
+    except InventoryError as err:
+        print(f"{PROG}: {err}", file=sys.stderr)
+        return 1
+    from vppcfg.sim.server import SimServer
+
+    try:
+        dataplane = make_dataplane(phys, args.fail_after)
+        server = SimServer(dataplane, args.socket, api_dir=args.api_dir, keepalive=args.keepalive)
+        server.start()
+    except (OSError, ValueError) as err:
+        print(f"{PROG}: {err}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        if args.ready_file:
+            Path(args.ready_file).write_text(f"{args.socket}\n", encoding="utf-8")
+        print(f"{PROG}: listening on {args.socket}", flush=True)
+        while not stop.wait(0.5):
+            pass
+    finally:
+        server.stop()
+        if args.ready_file:
+            Path(args.ready_file).unlink(missing_ok=True)
+    print(f"{PROG}: stopped", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""Sub-interfaces: create_vlan_subif, create_subif, delete_subif.
+
+Observed VPP behaviour this models:
+- a sub is named `<hw name>.<sub_id>`, starts admin down with mtu [0,0,0,0]
+  and shows its hardware's link and link_mtu;
+- a duplicate sub_id on the same parent is -56 (VLAN_ALREADY_EXISTS), vlan 0
+  or > 4095 is -55 on create_vlan_subif;
+- a sub whose match is already taken (the same outer vlan as an exact-match sub,
+  or NO_TAGS, which the main interface itself uses) fails with -1 *after* an
+  index was allocated: the reply carries that index, the next create reuses it;
+- create_vlan_subif on a sub creates the sub on the parent; create_subif on a
+  sub "succeeds" with a strange `local0.<id>` whose sup is the sub.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vppcfg.sim.core import common as c
+from vppcfg.sim.protocol import Response
+from vppcfg.sim.state import SimInterface, SimState
+
+# vnet sub_if_flags
+NO_TAGS, ONE_TAG, TWO_TAGS, DOT1AD = 1, 2, 4, 8
+EXACT_MATCH, DEFAULT, OUTER_ANY, INNER_ANY = 16, 32, 64, 128
+
+
+def _match_key(flags: int, outer: int, inner: int) -> tuple[Any, ...] | None:
+    """Which slot of the parent's vlan table a sub claims (None: no slot)."""
+    dot1ad = bool(flags & DOT1AD)
+    if flags & NO_TAGS:
+        return ("untagged",)
+    if flags & DEFAULT:
+        return ("default",)
+    if flags & ONE_TAG:
+        return ("one", dot1ad, outer, bool(flags & EXACT_MATCH))
+    if flags & TWO_TAGS:
+        if flags & INNER_ANY:
+            return ("two-any", dot1ad, outer)
+        return ("two", dot1ad, outer, inner, bool(flags & EXACT_MATCH))
+    return None
+
+
+def _keys(sub: SimInterface) -> list[tuple[Any, ...]]:
+    keys: list[tuple[Any, ...]] = [(sub.sup_sw_if_index, "id", sub.sub_id)]
+    match = _match_key(sub.sub_if_flags, sub.sub_outer_vlan_id, sub.sub_inner_vlan_id)
+    if match is not None:
+        keys.append((sub.sup_sw_if_index, *match))
+    return keys
+
+
+def forget(state: SimState, sw_if_index: int) -> None:
+    """on_delete hook: free the sub's id and vlan match on its parent."""
+    itf = state.interfaces[sw_if_index]
+    if itf.is_sub:
+        for key in _keys(itf):
+            if state.sub_index.get(key) == sw_if_index:
+                del state.sub_index[key]
+
+
+def create(
+    state: SimState,
+    sup: SimInterface,
+    hw: SimInterface,
+    sub_id: int,
+    flags: int,
+    outer: int,
+    inner: int,
+) -> Response:
+    if (sup.sw_if_index, "id", sub_id) in state.sub_index:
+        return c.reply(c.VLAN_ALREADY_EXISTS, sw_if_index=c.NONE_INDEX)
+    key = _match_key(flags, outer, inner)
+    # NO_TAGS clashes with the main interface, which takes untagged frames
+    if key == ("untagged",) or (key and (sup.sw_if_index, *key) in state.sub_index):
+        return c.reply(c.UNSPECIFIED, sw_if_index=state.next_sw_if_index())
+    itf = state.add_interface(
+        f"{hw.name}.{sub_id}",
+        hw.dev_type,
+        sup_sw_if_index=sup.sw_if_index,
+        hw_if_index=hw.hw_if_index,
+    )
+    itf.sub_id = sub_id
+    itf.sub_if_flags = flags
+    itf.sub_outer_vlan_id = outer
+    itf.sub_inner_vlan_id = inner
+    itf.sub_number_of_tags = 2 if flags & TWO_TAGS else 1 if flags & ONE_TAG else 0
+    for k in _keys(itf):
+        state.sub_index[k] = itf.sw_if_index
+    return c.reply(sw_if_index=itf.sw_if_index)
+
+
+def create_vlan_subif(state: SimState, args: dict[str, Any]) -> Response:
+    itf = state.get(args.get("sw_if_index", 0))
+    if itf is None:
+        return c.reply(c.INVALID_SW_IF_INDEX, sw_if_index=c.NONE_INDEX)
+    vlan = args.get("vlan_id", 0)
+    if not 0 < vlan < 4096:
+        return c.reply(c.INVALID_VLAN, sw_if_index=c.NONE_INDEX)
+    parent = state.hw_owner(itf)
+    return create(state, parent, parent, vlan, ONE_TAG | EXACT_MATCH, vlan, 0)
+
+
+def create_subif(state: SimState, args: dict[str, Any]) -> Response:
+    itf = state.get(args.get("sw_if_index", 0))
+    if itf is None:
+        return c.reply(c.INVALID_SW_IF_INDEX, sw_if_index=c.NONE_INDEX)
+    # On a sub, VPP reads the sub's (unset) hardware index: it lands on local0.
+    hw = state.interfaces[0] if itf.is_sub and 0 in state.interfaces else state.hw_owner(itf)
+    return create(
+        state,
+        itf,
+        hw,
+        args.get("sub_id", 0),
+        args.get("sub_if_flags", 0),
+        args.get("outer_vlan_id", 0),
+        args.get("inner_vlan_id", 0),
+    )
+
+
+def delete_subif(state: SimState, args: dict[str, Any]) -> Response:
+    itf = state.get(args.get("sw_if_index", 0))
+    if itf is None:
+        return c.reply(c.INVALID_SW_IF_INDEX)
+    if not itf.is_sub:
+        return c.reply(c.INVALID_SUB_SW_IF_INDEX)
+    state.delete_interface(itf.sw_if_index)
+    return c.reply()
+
+
+HANDLERS = {
+    "create_vlan_subif": create_vlan_subif,
+    "create_subif": create_subif,
+    "delete_subif": delete_subif,
+}

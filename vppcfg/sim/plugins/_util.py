@@ -1,0 +1,212 @@
+"""Small helpers shared by the plugin models.
+
+The core state (vppcfg.sim.state) owns interface records, index allocation and
+deletion cascades; the plugins go through these thin wrappers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from vppcfg.sim.protocol import Response
+from vppcfg.sim.state import SimInterface, SimState
+
+ZERO_MAC = "00:00:00:00:00:00"
+
+# retvals (names from vnet/error.h, see api_errno.json)
+OK = 0
+INVALID_SW_IF_INDEX = -2
+NO_SUCH_FIB = -3
+NO_SUCH_ENTRY = -6
+INVALID_VALUE = -7
+SYSCALL_ERROR_2 = -12
+SYSCALL_ERROR_3 = -13
+INVALID_INTERFACE = -71
+INVALID_ARGUMENT = -73
+TUNNEL_EXIST = -75
+VALUE_EXIST = -81
+SAME_SRC_DST = -82
+ACL_IN_USE_INBOUND = -142
+ACL_IN_USE_OUTBOUND = -143
+INIT_FAILED = -144
+NETLINK_ERROR = -145
+INSTANCE_IN_USE = -147
+
+
+def reply(retval: int = OK, **fields: Any) -> Response:
+    return Response(reply={"retval": retval, **fields})
+
+
+def details(rows: list[dict[str, Any]]) -> Response:
+    return Response(details=rows)
+
+
+def random_mac(state: SimState) -> str:
+    """VPP's generated MACs: locally administered 02:fe:xx:xx:xx:xx."""
+    return state.random_mac()
+
+
+def get_itf(state: SimState, sw_if_index: int) -> SimInterface | None:
+    return state.interfaces.get(sw_if_index)
+
+
+def sup_itf(state: SimState, itf: SimInterface) -> SimInterface:
+    """The interface owning the hardware (a sub's parent, else itself)."""
+    return state.hw_owner(itf)
+
+
+def is_sub(itf: SimInterface) -> bool:
+    return itf.is_sub
+
+
+def add_interface(
+    state: SimState, name: str, dev_type: str, cls: type[SimInterface] = SimInterface,
+    admin_up: bool = False, tag: str = "", **attrs: Any,
+) -> SimInterface:
+    """Create a hardware interface (lowest free sw_if_index, core bookkeeping).
+
+    ``cls`` lets a plugin use a SimInterface subclass with derived fields (a
+    bond's link state follows its members).
+    """
+    itf = state.add_interface(name, dev_type, **attrs)
+    if cls is not SimInterface:
+        itf.__class__ = cls
+    itf.admin_up = admin_up
+    itf.tag = tag
+    return itf
+
+
+def delete_interface(state: SimState, sw_if_index: int) -> None:
+    """Delete through the core (cascades: subs, l2, addresses, on_delete hooks)."""
+    state.delete_interface(sw_if_index)
+
+
+def by_hw_if_index(state: SimState, hw_if_index: int) -> SimInterface | None:
+    return state.by_hw_index(hw_if_index)
+
+
+def vrf_exists(state: SimState, table_id: int, is_ip6: bool) -> bool:
+    return (is_ip6, table_id) in state.ip_tables
+
+
+@dataclass
+class Pool:
+    """A VPP pool: indexes of freed elements are reused last-freed first.
+
+    Several plugins expose this (vxlan instance ~0 = pool index, bond id ~0,
+    dump order = pool order), so the model keeps the same discipline.
+    """
+
+    items: dict[int, Any] = field(default_factory=dict)
+    free: list[int] = field(default_factory=list)
+
+    def get(self, item: Any) -> int:
+        index = self.free.pop() if self.free else len(self.items) + len(self.free)
+        self.items[index] = item
+        return index
+
+    def put(self, index: int) -> None:
+        del self.items[index]
+        self.free.append(index)
+
+    def ordered(self) -> list[Any]:
+        return [self.items[i] for i in sorted(self.items)]
+
+
+@dataclass
+class LowestFree:
+    """A set of ids that hands out the lowest free one at or above a start,
+    in amortised constant time (VPP's bitmap "first clear bit" allocations)."""
+
+    used: set[int] = field(default_factory=set)
+    # start -> a value such that every id in [start, value) is used
+    hints: dict[int, int] = field(default_factory=dict)
+
+    def lowest(self, start: int = 0) -> int:
+        candidate = self.hints.get(start, start)
+        while candidate in self.used:
+            candidate += 1
+        self.hints[start] = candidate
+        return candidate
+
+    def add(self, value: int) -> None:
+        self.used.add(value)
+
+    def discard(self, value: int) -> None:
+        self.used.discard(value)
+        for start, hint in self.hints.items():
+            if start <= value < hint:
+                self.hints[start] = value
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.used
+
+
+@dataclass
+class LinuxHost:
+    """The Linux side of the simulated box: namespaces, bridges, netdevs.
+
+    The default namespace is "". Tests and scenarios add namespaces or bridges
+    (``ip netns add`` / ``ip link add type bridge``) with add_namespace() and
+    add_bridge(); taps and lcp pairs consult and extend it. Each namespace maps
+    its netdev names to their ifindex.
+    """
+
+    netdevs: dict[str, dict[str, int]] = field(default_factory=lambda: {"": {"lo": 1}})
+    bridges: set[str] = field(default_factory=set)
+    vlan_support: bool = False  # the recorded kernel had no 802.1q module
+    next_ifindex: dict[str, int] = field(default_factory=lambda: {"": 100})
+    # (namespace, prefix) -> number below which every "<prefix><n>" exists
+    _name_hints: dict[tuple[str, str], int] = field(default_factory=dict)
+
+    def has_namespace(self, ns: str) -> bool:
+        return ns in self.netdevs
+
+    def add_namespace(self, ns: str) -> None:
+        self.netdevs.setdefault(ns, {"lo": 1})
+        self.next_ifindex.setdefault(ns, 2)
+
+    def add_bridge(self, name: str, ns: str = "") -> None:
+        self.bridges.add(name)
+        self.add_netdev(name, ns)
+
+    def add_netdev(self, name: str, ns: str = "") -> int:
+        """Create a netdev; returns its (per-namespace) ifindex."""
+        ifindex = self.next_ifindex[ns]
+        self.next_ifindex[ns] = ifindex + 1
+        self.netdevs[ns][name] = ifindex
+        return ifindex
+
+    def ifindex(self, name: str, ns: str = "") -> int:
+        return self.netdevs[ns][name]
+
+    def remove_netdev(self, name: str, ns: str = "") -> None:
+        self.netdevs.get(ns, {}).pop(name, None)
+        for (hint_ns, prefix), hint in self._name_hints.items():
+            number = name[len(prefix):]
+            if hint_ns == ns and name.startswith(prefix) and number.isdigit():
+                self._name_hints[(ns, prefix)] = min(hint, int(number))
+
+    def first_free(self, prefix: str, ns: str = "") -> str:
+        """The kernel's "<prefix>%d" naming: lowest unused number."""
+        n = self._name_hints.get((ns, prefix), 0)
+        while f"{prefix}{n}" in self.netdevs[ns]:
+            n += 1
+        self._name_hints[(ns, prefix)] = n
+        return f"{prefix}{n}"
+
+
+def name_taken(state: SimState, name: str, ns: str) -> bool:
+    """A Linux name in use where a new netdev would be made (it is created in
+    the default namespace, then moved): our netdevs and the host's veths."""
+    host = linux(state)
+    return name in host.netdevs[""] or name in host.netdevs[ns] or name in state.host_interfaces
+
+
+def linux(state: SimState) -> LinuxHost:
+    host = state.plugins.get("linux")
+    if host is None:
+        host = state.plugins["linux"] = LinuxHost()
+    return host
+

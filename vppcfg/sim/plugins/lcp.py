@@ -1,0 +1,315 @@
+"""Linux Control Plane (linux-cp) interface pairs.
+
+Observed VPP behaviour modelled here (VPP 26.10 with lcp-sync, lcp-auto-subint,
+on a kernel without 802.1q support):
+* a pair creates a host tap tap4096, tap4097... (tun<N> for host_if_type TUN)
+  carrying the phy's MAC and MTU, admin up; the reply gives its sw_if_index and
+  the Linux ifindex (vif_index, counted per namespace).
+* refusals: bad index -> -2; local0 -> -73; a phy already paired -> -81; an
+  empty or >= 15 character host name or an unknown namespace -> -81; a host
+  name Linux already has -> -13 (the tap fails). Sub-interfaces: parent without
+  pair -> -2; parent with pair -> -73 (the Linux VLAN cannot be created).
+  With ``linux(state).vlan_support = True`` (a kernel with 802.1q) sub pairs
+  work instead: a Linux VLAN plus a mirror sub-interface on the host tap, and
+  lcp-auto-subint pairs new subs of paired interfaces as <host>.<sub_id>.
+* deleting the phy (or its host tap) removes the pair and the host tap.
+* lcp_itf_pair_get walks the pair pool from a cursor; the simulator answers in
+  one go (cursor ~0 after pairs were listed, the request's cursor when there
+  are none) unless ``pairs(state).page_size`` is set: then a longer walk stops
+  with EAGAIN (-165) and the cursor to resume from, to exercise clients.
+* lcp_itf_pair_get_v2 with sw_if_index ~0 answers with the v1 reply message
+  (a VPP bug: clients never see their reply).
+* lcp-sync: a packet MTU set on a paired phy reaches the host tap, and Linux
+  reflects it back as the phy's hardware MTU (see sync_mtu).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from vppcfg.sim.core import subif
+from vppcfg.sim.plugins import tap as tap_plugin
+from vppcfg.sim.plugins._util import (
+    INVALID_ARGUMENT,
+    INVALID_SW_IF_INDEX,
+    OK,
+    SYSCALL_ERROR_3,
+    VALUE_EXIST,
+    Pool,
+    delete_interface,
+    linux,
+    name_taken,
+    reply,
+)
+from vppcfg.sim.protocol import Response
+from vppcfg.sim.state import NONE_INDEX, SimInterface, SimState
+
+HOST_TAP, HOST_TUN = 0, 1
+FIRST_TAP_ID = 4096
+MAX_HOST_NAME = 14  # VPP refuses 15 characters and more
+EAGAIN = -165  # VNET_API_ERROR_EAGAIN: "retry stream call with cursor"
+
+
+@dataclass
+class Pair:
+    phy_sw_if_index: int
+    host_sw_if_index: int
+    vif_index: int
+    host_if_name: str
+    host_if_type: int
+    netns: str
+    pool_index: int = 0
+
+    def details(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "pool_index"}
+
+
+@dataclass
+class LcpState:
+    pool: Pool = field(default_factory=Pool)
+    by_phy: dict[int, Pair] = field(default_factory=dict)
+    by_host: dict[int, Pair] = field(default_factory=dict)
+    default_ns: str = ""
+    page_size: int | None = None  # None: every walk answers in one go
+
+
+def pairs(state: SimState) -> LcpState:
+    data = state.plugins.get("lcp")
+    if data is None:
+        data = state.plugins["lcp"] = LcpState()
+    return data
+
+
+def _next_tap_id(state: SimState) -> int:
+    return tap_plugin.taps(state).ids.lowest(FIRST_TAP_ID)
+
+
+def _refusal(state: SimState, args: dict[str, Any], netns: str) -> int:
+    data = pairs(state)
+    sw_if_index = args.get("sw_if_index", NONE_INDEX)
+    itf = state.interfaces.get(sw_if_index)
+    if itf is None:
+        return INVALID_SW_IF_INDEX
+    if sw_if_index == 0:
+        return INVALID_ARGUMENT
+    if sw_if_index in data.by_phy:
+        return VALUE_EXIST
+    if itf.is_sub:
+        if itf.sup_sw_if_index not in data.by_phy:
+            return INVALID_SW_IF_INDEX
+        if not linux(state).vlan_support:
+            return INVALID_ARGUMENT  # the Linux VLAN device cannot be made
+    name = args.get("host_if_name", "")
+    host = linux(state)
+    if not name or len(name) > MAX_HOST_NAME or not host.has_namespace(netns):
+        return VALUE_EXIST
+    if itf.is_sub and name_taken(state, name, netns):
+        return SYSCALL_ERROR_3
+    return OK
+
+
+def create_pair(state: SimState, args: dict[str, Any]) -> tuple[int, Pair | None]:
+    data = pairs(state)
+    netns = args.get("netns", "") or data.default_ns
+    retval = _refusal(state, args, netns)
+    if retval != OK:
+        return retval, None
+    phy = state.interfaces[args["sw_if_index"]]
+    if phy.is_sub:
+        host = _create_vlan(state, phy, args["host_if_name"], netns)
+        tun = False
+    else:
+        tun = args.get("host_if_type", HOST_TAP) == HOST_TUN
+        retval, host = _create_host_tap(state, phy, args["host_if_name"], netns, tun)
+        if host is None:
+            return retval, None
+    vif_index = linux(state).ifindex(args["host_if_name"], netns)
+    pair = Pair(phy.sw_if_index, host.sw_if_index, vif_index, args["host_if_name"],
+                HOST_TUN if tun else HOST_TAP, netns)
+    pair.pool_index = data.pool.get(pair)
+    data.by_phy[phy.sw_if_index] = pair
+    data.by_host[host.sw_if_index] = pair
+    return OK, pair
+
+
+def _create_host_tap(
+    state: SimState, phy: SimInterface, name: str, netns: str, tun: bool,
+) -> tuple[int, SimInterface | None]:
+    hw = state.hw_owner(phy)
+    tap_args = {
+        "id": _next_tap_id(state), "use_random_mac": True,
+        "tap_flags": tap_plugin.FLAG_TUN if tun else 0,
+        "host_if_name_set": True, "host_if_name": name,
+        "host_namespace_set": bool(netns), "host_namespace": netns,
+        "host_mtu_set": True, "host_mtu_size": hw.link_mtu,
+        "host_mac_addr_set": not tun, "host_mac_addr": phy.mac,
+    }
+    retval, host = tap_plugin.create_tap(state, tap_args)
+    if host is not None:
+        host.admin_up = True
+        host.mtu = [hw.link_mtu, 0, 0, 0]
+    return retval, host
+
+
+def _create_vlan(state: SimState, phy: SimInterface, name: str, netns: str) -> SimInterface:
+    """With VLAN support, a sub's host side is a Linux VLAN on the parent's host
+    interface, and VPP mirrors it as the same sub-interface on the host tap."""
+    parent_host = state.interfaces[pairs(state).by_phy[phy.sup_sw_if_index].host_sw_if_index]
+    response = subif.create(state, parent_host, parent_host, phy.sub_id, phy.sub_if_flags,
+                            phy.sub_outer_vlan_id, phy.sub_inner_vlan_id)
+    host = state.interfaces[(response.reply or {})["sw_if_index"]]
+    host.admin_up = True
+    linux(state).add_netdev(name, netns)
+    return host
+
+
+def _forget(state: SimState, pair: Pair) -> None:
+    data = pairs(state)
+    data.pool.put(pair.pool_index)
+    del data.by_phy[pair.phy_sw_if_index]
+    del data.by_host[pair.host_sw_if_index]
+    linux(state).remove_netdev(pair.host_if_name, pair.netns)
+
+
+def _auto_subint(state: SimState, message: str, args: dict[str, Any]) -> None:
+    """lcp-auto-subint: a new sub of a paired interface gets its own pair."""
+    itf = state.interfaces.get(args.get("sw_if_index", NONE_INDEX))
+    if itf is None or not linux(state).vlan_support:
+        return
+    if message == "create_vlan_subif":
+        sup, sub_id = state.hw_owner(itf), args.get("vlan_id", 0)
+    else:
+        sup, sub_id = itf, args.get("sub_id", 0)
+    parent_pair = pairs(state).by_phy.get(sup.sw_if_index)
+    sub = state.sub_index.get((sup.sw_if_index, "id", sub_id))
+    if parent_pair is None or sub is None:
+        return
+    create_pair(state, {"sw_if_index": sub, "netns": parent_pair.netns,
+                        "host_if_name": f"{parent_pair.host_if_name}.{sub_id}"})
+
+
+def delete_pair(state: SimState, sw_if_index: int) -> int:
+    pair = pairs(state).by_phy.get(sw_if_index)
+    if pair is None:
+        return INVALID_SW_IF_INDEX
+    _forget(state, pair)
+    delete_interface(state, pair.host_sw_if_index)
+    return OK
+
+
+def _add_del(state: SimState, args: dict[str, Any]) -> tuple[int, Pair | None]:
+    if args.get("is_add", True):
+        return create_pair(state, args)
+    return delete_pair(state, args.get("sw_if_index", NONE_INDEX)), None
+
+
+def lcp_itf_pair_add_del(state: SimState, args: dict[str, Any]) -> Response:
+    retval, _ = _add_del(state, args)
+    return reply(retval)
+
+
+def lcp_itf_pair_add_del_v2(state: SimState, args: dict[str, Any]) -> Response:
+    retval, pair = _add_del(state, args)
+    return reply(retval, host_sw_if_index=pair.host_sw_if_index if pair else NONE_INDEX)
+
+
+def lcp_itf_pair_add_del_v3(state: SimState, args: dict[str, Any]) -> Response:
+    retval, pair = _add_del(state, args)
+    return reply(retval, vif_index=pair.vif_index if pair else NONE_INDEX,
+                 host_sw_if_index=pair.host_sw_if_index if pair else NONE_INDEX)
+
+
+def _walk(state: SimState, cursor: int, sw_if_index: int = NONE_INDEX) -> Response:
+    """The pair pool from ``cursor`` on. With a page_size set, a walk stops after
+    that many pairs with EAGAIN and the cursor to resume from, as VPP may."""
+    data = pairs(state)
+    todo = [p for p in data.pool.ordered()
+            if p.pool_index >= cursor and sw_if_index in (NONE_INDEX, p.phy_sw_if_index)]
+    retval, end = OK, NONE_INDEX if data.pool.items else cursor
+    if data.page_size is not None and len(todo) > data.page_size:
+        retval, end = EAGAIN, todo[data.page_size].pool_index
+        todo = todo[:data.page_size]
+    return Response(reply={"retval": retval, "cursor": end}, details=[p.details() for p in todo],
+                    details_name="lcp_itf_pair_details")
+
+
+def lcp_itf_pair_get(state: SimState, args: dict[str, Any]) -> Response:
+    return _walk(state, args.get("cursor", 0))
+
+
+def lcp_itf_pair_get_v2(state: SimState, args: dict[str, Any]) -> Response:
+    sw_if_index = args.get("sw_if_index", NONE_INDEX)
+    response = _walk(state, args.get("cursor", 0), sw_if_index)
+    if sw_if_index == NONE_INDEX:
+        response.reply_name = "lcp_itf_pair_get_reply"  # what VPP really sends
+    return response
+
+
+def lcp_default_ns_get(state: SimState, args: dict[str, Any]) -> Response:
+    return Response(reply={"netns": pairs(state).default_ns})
+
+
+def lcp_default_ns_set(state: SimState, args: dict[str, Any]) -> Response:
+    netns = args.get("netns", "")
+    if not linux(state).has_namespace(netns):
+        return reply(INVALID_ARGUMENT)
+    pairs(state).default_ns = netns
+    return reply(OK)
+
+
+def sync_mtu(state: SimState, sw_if_index: int) -> None:
+    """lcp-sync after sw_interface_set_mtu on a paired phy: Linux takes the MTU
+    on the host tap and linux-nl mirrors it back as the phy's hardware MTU,
+    which (like hw_interface_set_mtu) resets the L3 MTU of the phy and its subs."""
+    pair = pairs(state).by_phy.get(sw_if_index)
+    phy = state.interfaces.get(sw_if_index)
+    if pair is None or phy is None or phy.is_sub:
+        return
+    new_mtu = phy.mtu[0]
+    tap = tap_plugin.taps(state).by_sw.get(pair.host_sw_if_index)
+    if tap is not None:
+        tap.host_mtu_size = new_mtu
+    phy.link_mtu = new_mtu
+    for index in (sw_if_index, *state.subs.get(sw_if_index, ())):
+        state.interfaces[index].mtu[0] = new_mtu
+
+
+def _on_change(state: SimState, message: str, args: dict[str, Any]) -> None:
+    if message == "sw_interface_set_mtu":
+        sync_mtu(state, args.get("sw_if_index", NONE_INDEX))
+    elif message in ("create_vlan_subif", "create_subif"):
+        _auto_subint(state, message, args)
+
+
+def _on_delete(state: SimState, sw_if_index: int) -> None:
+    data = pairs(state)
+    pair = data.by_phy.get(sw_if_index)
+    if pair is not None:
+        _forget(state, pair)
+        if pair.host_sw_if_index in state.interfaces:
+            delete_interface(state, pair.host_sw_if_index)
+        return
+    pair = data.by_host.get(sw_if_index)
+    if pair is not None:
+        _forget(state, pair)
+
+
+def install(state: SimState) -> None:
+    pairs(state)
+    linux(state)
+    state.on_delete.append(_on_delete)
+    state.on_change.append(_on_change)
+
+
+HANDLERS: dict[str, Callable[[SimState, dict[str, Any]], Response]] = {
+    "lcp_itf_pair_add_del": lcp_itf_pair_add_del,
+    "lcp_itf_pair_add_del_v2": lcp_itf_pair_add_del_v2,
+    "lcp_itf_pair_add_del_v3": lcp_itf_pair_add_del_v3,
+    "lcp_itf_pair_get": lcp_itf_pair_get,
+    "lcp_itf_pair_get_v2": lcp_itf_pair_get_v2,
+    "lcp_default_ns_get": lcp_default_ns_get,
+    "lcp_default_ns_set": lcp_default_ns_set,
+}
+

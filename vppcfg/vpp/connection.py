@@ -1,0 +1,267 @@
+"""The connection to VPP's binary API through vpp_papi.
+
+One VppConnection per command run. Every call goes through `call`, which
+checks the reply's retval (vpp_papi does not) and turns transport failures
+into one-line VppError messages.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vppcfg.vpp.errors import (
+    VppApiError,
+    VppDefinitionsMissing,
+    VppError,
+    VppMessageMissing,
+    VppNotRunning,
+    VppPermissionDenied,
+    VppTimeout,
+)
+
+if TYPE_CHECKING:
+    from vppcfg.model import Dataplane
+    from vppcfg.vpp.context import ApiContext
+
+# When a message is missing, say which VPP brought it (for the error message).
+SINCE = {
+    "bond_create2": "21.06",
+    "sw_bond_interface_dump": "21.06",
+    "tap_create_v3": "22.10",
+    "vxlan_add_del_tunnel_v3": "22.06",
+    "vxlan_tunnel_v2_dump": "22.06",
+    "lcp_itf_pair_add_del_v3": "23.06",
+    "bridge_domain_add_del_v2": "22.02",
+}
+
+LCP_MAX_PAGES = 10000  # bound on lcp_itf_pair_get cursor pages (EAGAIN retries)
+PIPELINE_WINDOW = 256  # requests in flight in call_many
+EAGAIN = -165
+
+
+def api_files(json_dir: str | os.PathLike[str]) -> list[str]:
+    """All *.api.json under json_dir (VPP installs core/ and plugins/ below it)."""
+    root = Path(json_dir)
+    if not root.is_dir():
+        raise VppDefinitionsMissing(f"VPP API definitions directory {root} does not exist")
+    files = sorted(str(p) for p in root.rglob("*.api.json"))
+    if not files:
+        raise VppDefinitionsMissing(f"no *.api.json VPP API definitions under {root}")
+    return files
+
+
+class VppConnection:
+    """A connected vpp_papi client with retval checking and version choice."""
+
+    def __init__(self, client: Any, api_socket: str) -> None:
+        self._client = client
+        self._api = client.api
+        self.api_socket = api_socket
+        self.calls = 0  # number of API requests sent (for benchmarks)
+        self._hw_to_sw: dict[int, int] | None = None
+
+    @classmethod
+    @contextmanager
+    def open(
+        cls,
+        api_socket: str | os.PathLike[str],
+        json_dir: str | os.PathLike[str],
+        timeout: float = 5.0,
+        name: str = "vppcfg",
+    ) -> Iterator[VppConnection]:
+        """Connect to VPP; disconnect on exit."""
+        client = _connect(str(api_socket), api_files(json_dir), timeout, name)
+        try:
+            yield cls(client, str(api_socket))
+        finally:
+            try:
+                client.disconnect()
+            except Exception:
+                logging.getLogger(__name__).debug("disconnect failed", exc_info=True)
+
+    # -- messages ---------------------------------------------------------
+
+    def has_message(self, message: str) -> bool:
+        """Whether the connected VPP knows this message (name and CRC match)."""
+        return hasattr(self._api, message)
+
+    def pick(self, *messages: str) -> str:
+        """The first message of `messages` this VPP offers (newest first)."""
+        for message in messages:
+            if self.has_message(message):
+                return message
+        since = SINCE.get(messages[0])
+        hint = f"; VPP >= {since} needed" if since else ""
+        raise VppMessageMissing(f"this VPP lacks {messages[0]}{hint}")
+
+    def call(self, message: str, **args: Any) -> Any:
+        """Send one request; return the reply (or list of details for a dump).
+
+        A non-zero retval raises VppApiError. For streamed replies the
+        (reply, details) pair of vpp_papi is returned as is.
+        """
+        func = getattr(self._api, message, None)
+        if func is None:
+            raise VppMessageMissing(f"this VPP lacks {message}")
+        self.calls += 1
+        try:
+            reply = func(**args)
+        except self._client.VPPIOError as err:
+            raise VppTimeout(f"{message}: no answer from VPP ({err})") from err
+        except (OSError, self._client.VPPValueError) as err:
+            raise VppError(f"{message}: {err}") from err
+        head = reply[0] if isinstance(reply, tuple) and len(reply) == 2 else reply
+        retval = getattr(head, "retval", 0)
+        if retval != 0:
+            raise VppApiError(message, retval, args)
+        return reply
+
+    def call_many(self, requests: list[tuple[str, dict[str, Any]]],
+                  window: int = PIPELINE_WINDOW) -> list[list[Any]]:
+        """Run many plain dumps, pipelined: `window` requests go out before the
+        first reply is read, instead of one round trip each. Returns each
+        request's details, in request order. (Per-interface address dumps make
+        up most of a dump's requests; this keeps a 10,000-interface dump fast.)
+        """
+        results: list[list[Any]] = []
+        for start in range(0, len(requests), window):
+            results.extend(self._pipeline(requests[start:start + window]))
+        return results
+
+    def _pipeline(self, batch: list[tuple[str, dict[str, Any]]]) -> list[list[Any]]:
+        client = self._client
+        # vpp_papi's own async-send and ping helpers: a dump is "request, then
+        # control_ping with the same context; details until the ping reply".
+        contexts: list[int] = []
+        for message, args in batch:
+            msg = client.messages[message]
+            index = client.transport.get_msg_index(f"{message}_{msg.crc[2:]}")
+            if index <= 0:
+                raise VppMessageMissing(f"this VPP lacks {message}")
+            context = client._call_vpp_async(index, msg, **args)
+            client._control_ping(context)
+            contexts.append(context)
+        self.calls += len(batch)
+        details: dict[int, list[Any]] = {c: [] for c in contexts}
+        pending = set(contexts)
+        while pending:
+            reply = client.read_blocking(timeout=client.read_timeout)
+            if reply is None:
+                raise VppTimeout(f"{batch[0][0]}: no answer from VPP")
+            context = getattr(reply, "context", None)
+            if context not in pending:
+                continue  # an event or a stray reply: not ours
+            if type(reply).__name__ == "control_ping_reply":
+                pending.discard(context)
+            else:
+                details[context].append(reply)
+        return [details[c] for c in contexts]
+
+    def dump_stream(self, message: str, **args: Any) -> list[Any]:
+        """A cursor-paged "get" (reply + details), following EAGAIN pages."""
+        cursor = 0
+        details: list[Any] = []
+        for _ in range(LCP_MAX_PAGES):
+            func = getattr(self._api, message)
+            self.calls += 1
+            try:
+                reply, page = func(cursor=cursor, **args)
+            except self._client.VPPIOError as err:
+                raise VppTimeout(f"{message}: no answer from VPP ({err})") from err
+            details.extend(page)
+            if reply.retval == EAGAIN:
+                cursor = reply.cursor
+                continue
+            if reply.retval != 0:
+                raise VppApiError(message, reply.retval, args)
+            return details
+        raise VppTimeout(f"{message}: still paging after {LCP_MAX_PAGES} calls")
+
+    def context(self) -> ApiContext:
+        """An executor context whose interface index map is filled from VPP."""
+        from vppcfg.vpp.context import ApiContext
+
+        return ApiContext(self)
+
+    def dump(self) -> Dataplane:
+        """The whole live dataplane as a model value."""
+        from vppcfg.vpp.dump import build_dataplane, collect
+
+        return build_dataplane(collect(self))
+
+    def acl_indexes(self) -> dict[str, int]:
+        """ACL name (tag) -> index, for rendering CLI that addresses ACLs by index."""
+        if not self.has_message("acl_dump"):
+            return {}
+        return {d.tag: d.acl_index for d in self.call("acl_dump", acl_index=0xFFFFFFFF) if d.tag}
+
+    def cli(self, command: str) -> str:
+        """Run one VPP CLI command (cli_inband) and return its output."""
+        return self.call("cli_inband", cmd=command).reply
+
+    def hw_to_sw(self) -> dict[int, int]:
+        """hw_if_index -> sw_if_index of hardware interfaces.
+
+        No API message maps the two (sflow needs it), so read the CLI's
+        `show hardware-interfaces brief` table; when that is not available a
+        PHY's hw index is taken to equal its sw index (true unless interfaces
+        were deleted and re-created).
+        """
+        if self._hw_to_sw is None:
+            self._hw_to_sw = self._read_hw_table()
+        return self._hw_to_sw
+
+    def _read_hw_table(self) -> dict[int, int]:
+        if not self.has_message("cli_inband"):
+            return {}
+        try:
+            text = self.cli("show hardware-interfaces brief")
+        except VppError:
+            return {}
+        hw_by_name: dict[str, int] = {}
+        for line in text.splitlines():
+            fields = line.split()
+            if len(fields) >= 3 and fields[1].isdigit() and not line[:1].isspace():
+                hw_by_name[fields[0]] = int(fields[1])
+        if not hw_by_name:
+            return {}
+        details = self.call("sw_interface_dump", sw_if_index=0xFFFFFFFF)
+        sw_by_name = {d.interface_name: d.sw_if_index for d in details}
+        return {hw: sw_by_name[n] for n, hw in hw_by_name.items() if n in sw_by_name}
+
+
+def _connect(api_socket: str, files: list[str], timeout: float, name: str) -> Any:
+    # Check the socket first: vpp_papi's own errors for these cases are cryptic.
+    if not os.path.exists(api_socket):
+        raise VppNotRunning(f"VPP API socket {api_socket} does not exist (is VPP running?)")
+    if not os.access(api_socket, os.R_OK | os.W_OK):
+        raise VppPermissionDenied(
+            f"no permission to open VPP API socket {api_socket} (run as root or join group vpp)"
+        )
+    from vpp_papi import VPPApiClient
+
+    try:
+        client = VPPApiClient(
+            apifiles=files, use_socket=True, server_address=api_socket, read_timeout=timeout
+        )
+    except Exception as err:  # vpp_papi raises bare ValueError/RuntimeError variants
+        raise VppDefinitionsMissing(f"cannot load VPP API definitions: {err}") from err
+    try:
+        client.connect(name)
+    except PermissionError as err:
+        raise VppPermissionDenied(f"no permission to open VPP API socket {api_socket}") from err
+    except (ConnectionRefusedError, FileNotFoundError) as err:
+        raise VppNotRunning(f"VPP is not listening on {api_socket} ({err.strerror})") from err
+    except (TimeoutError, OSError) as err:
+        if getattr(err, "errno", None) == errno.EACCES:
+            raise VppPermissionDenied(f"no permission to open {api_socket}") from err
+        raise VppNotRunning(f"cannot connect to VPP on {api_socket}: {err}") from err
+    except Exception as err:  # vpp_papi's own IOError subclasses
+        raise VppNotRunning(f"cannot connect to VPP on {api_socket}: {err}") from err
+    return client

@@ -1,0 +1,71 @@
+"""The executor's view of VPP: `vppcfg.ops.VppContext` over a VppConnection."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from vppcfg.vpp.dump import NONE
+from vppcfg.vpp.plain import plain_list
+
+# Messages that only read; everything else counts as a change (for fault
+# injection, audit and "touching nothing" checks).
+READ_ONLY_SUFFIXES = ("_dump", "_get", "_get_v2")
+READ_ONLY = {"cli_inband", "control_ping", "show_version", "show_threads"}
+
+
+def is_mutating(message: str) -> bool:
+    return not (message in READ_ONLY or message.endswith(READ_ONLY_SUFFIXES))
+
+
+class ApiContext:
+    """Calls with retval checking, plus the name -> sw_if_index map.
+
+    The map is read from VPP once, then kept up to date by the executor
+    (`learn` after a create, `forget` after a delete), so executing a plan
+    needs no extra dumps.
+    """
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+        self._index: dict[str, int] = {}
+        self._hw: dict[str, int] = {}
+        self.changes = 0  # mutating calls made through this context
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Re-read the name -> index maps from VPP."""
+        details = plain_list(self.conn.call("sw_interface_dump", sw_if_index=NONE))
+        self._index = {d["interface_name"]: d["sw_if_index"] for d in details}
+        hw_to_sw = self.conn.hw_to_sw() if hasattr(self.conn, "hw_to_sw") else {}
+        sw_to_name = {v: k for k, v in self._index.items()}
+        self._hw = {sw_to_name[sw]: hw for hw, sw in hw_to_sw.items() if sw in sw_to_name}
+
+    # -- VppContext ---------------------------------------------------------
+
+    def call(self, message: str, **args: Any) -> Any:
+        if is_mutating(message):
+            self.changes += 1
+        return self.conn.call(message, **args)
+
+    def has_message(self, message: str) -> bool:
+        return self.conn.has_message(message)
+
+    def sw_if_index(self, name: str) -> int:
+        return self._index[name]
+
+    def hw_if_index(self, name: str) -> int:
+        """The hw_if_index (sflow is keyed by it); a PHY's equals its sw index
+        unless VPP told us otherwise."""
+        return self._hw.get(name, self._index[name])
+
+    def learn(self, name: str, sw_if_index: int) -> None:
+        self._index[name] = sw_if_index
+
+    def forget(self, name: str) -> None:
+        prefix = name + "."
+        for known in [n for n in self._index if n == name or n.startswith(prefix)]:
+            del self._index[known]
+            self._hw.pop(known, None)
+
+    def names(self) -> dict[str, int]:
+        return dict(self._index)

@@ -1,0 +1,448 @@
+"""Read the live VPP into a `Dataplane` (see the conventions in vppcfg.model).
+
+Two steps: `collect` asks VPP (a fixed, small set of dumps plus two address
+dumps per interface) and keeps the replies in plain form; `build_dataplane`
+turns them into the model in one O(n) pass. Keeping the second step pure lets
+tests feed it recorded replies.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from dataclasses import dataclass, field
+from typing import Any
+
+from vppcfg.model import (
+    Acl,
+    AclTerm,
+    Bond,
+    BondLoadBalance,
+    BondMode,
+    BridgeDomain,
+    BridgeSettings,
+    Dataplane,
+    Encapsulation,
+    FrozenDict,
+    Interface,
+    InterfaceAcls,
+    InterfaceKind,
+    PortRange,
+    Sflow,
+    Tap,
+    TapHost,
+    VxlanTunnel,
+)
+from vppcfg.vpp.plain import plain, plain_list
+
+NONE = 0xFFFFFFFF
+TAG = "vppcfg"  # what vppcfg writes on everything it creates
+
+ADMIN_UP = 1
+SUB_TWO_TAGS = 4
+SUB_DOT1AD = 8
+SUB_EXACT_MATCH = 16
+
+BOND_MODES = {
+    1: BondMode.ROUND_ROBIN,
+    2: BondMode.ACTIVE_BACKUP,
+    3: BondMode.XOR,
+    4: BondMode.BROADCAST,
+    5: BondMode.LACP,
+}
+BOND_LBS = {0: BondLoadBalance.L2, 1: BondLoadBalance.L34, 2: BondLoadBalance.L23}
+ACL_ACTIONS = {0: "deny", 1: "permit", 2: "permit+reflect"}
+ICMP_PROTOCOLS = (1, 58)
+ZERO_MAC = "00:00:00:00:00:00"
+
+
+@dataclass
+class RawDump:
+    """VPP's replies in plain form, keyed as the builder needs them."""
+
+    interfaces: list[dict[str, Any]] = field(default_factory=list)
+    addresses: dict[int, list[str]] = field(default_factory=dict)  # sw_if_index -> prefixes
+    bridge_domains: list[dict[str, Any]] = field(default_factory=list)
+    l2xc: list[dict[str, Any]] = field(default_factory=list)
+    bonds: list[dict[str, Any]] = field(default_factory=list)
+    bond_members: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    taps: list[dict[str, Any]] = field(default_factory=list)
+    vxlans: list[dict[str, Any]] = field(default_factory=list)
+    lcp_pairs: list[dict[str, Any]] = field(default_factory=list)
+    unnumbered: list[dict[str, Any]] = field(default_factory=list)
+    mpls: list[dict[str, Any]] = field(default_factory=list)
+    sflow_interfaces: list[int] = field(default_factory=list)  # hw_if_index
+    sflow: dict[str, Any] | None = None
+    acls: list[dict[str, Any]] = field(default_factory=list)
+    acl_interfaces: list[dict[str, Any]] = field(default_factory=list)
+    # hw_if_index -> sw_if_index; empty means "a PHY's hw index is its sw index"
+    hw_to_sw: dict[int, int] = field(default_factory=dict)
+
+
+# -- collecting ---------------------------------------------------------------
+
+
+def collect(conn: Any) -> RawDump:
+    """Ask VPP for everything the model holds. `conn` is a VppConnection."""
+    raw = RawDump()
+    raw.interfaces = plain_list(conn.call("sw_interface_dump", sw_if_index=NONE))
+    indexes = [i["sw_if_index"] for i in raw.interfaces if i["sw_if_index"] != 0]
+    raw.addresses = collect_addresses(conn, indexes)
+    raw.bridge_domains = plain_list(conn.call("bridge_domain_dump", bd_id=NONE, sw_if_index=NONE))
+    raw.l2xc = plain_list(conn.call("l2_xconnect_dump"))
+    raw.unnumbered = plain_list(conn.call("ip_unnumbered_dump", sw_if_index=NONE))
+    if conn.has_message("mpls_interface_dump"):
+        raw.mpls = plain_list(conn.call("mpls_interface_dump", sw_if_index=NONE))
+    _collect_bonds(conn, raw)
+    if conn.has_message("sw_interface_tap_v2_dump"):
+        raw.taps = plain_list(conn.call("sw_interface_tap_v2_dump", sw_if_index=NONE))
+    for message in ("vxlan_tunnel_v2_dump", "vxlan_tunnel_dump"):
+        if conn.has_message(message):
+            raw.vxlans = plain_list(conn.call(message, sw_if_index=NONE))
+            break
+    if conn.has_message("lcp_itf_pair_get"):
+        # Never lcp_itf_pair_get_v2 with sw_if_index ~0: VPP answers with the
+        # v1 reply and the client waits forever.
+        raw.lcp_pairs = plain_list(conn.dump_stream("lcp_itf_pair_get"))
+    _collect_sflow(conn, raw)
+    if conn.has_message("acl_dump"):
+        raw.acls = plain_list(conn.call("acl_dump", acl_index=NONE))
+        raw.acl_interfaces = plain_list(conn.call("acl_interface_list_dump", sw_if_index=NONE))
+    return raw
+
+
+def collect_addresses(conn: Any, indexes: list[int]) -> dict[int, list[str]]:
+    """v4 and v6 addresses per interface (VPP has no "all interfaces" form)."""
+    requests = [("ip_address_dump", {"sw_if_index": i, "is_ipv6": v6}) for i in indexes
+                for v6 in (False, True)]
+    replies = conn.call_many(requests) if hasattr(conn, "call_many") else [
+        conn.call(m, **a) for m, a in requests
+    ]
+    out: dict[int, list[str]] = {}
+    for (_, args), details in zip(requests, replies, strict=True):
+        if details:
+            out.setdefault(args["sw_if_index"], []).extend(str(d.prefix) for d in details)
+    return out
+
+
+def _collect_bonds(conn: Any, raw: RawDump) -> None:
+    if conn.has_message("sw_bond_interface_dump"):
+        raw.bonds = plain_list(conn.call("sw_bond_interface_dump", sw_if_index=NONE))
+        member_dump = "sw_member_interface_dump"
+    elif conn.has_message("sw_interface_bond_dump"):
+        raw.bonds = plain_list(conn.call("sw_interface_bond_dump"))
+        member_dump = "sw_interface_slave_dump"
+    else:
+        return
+    for bond in raw.bonds:
+        if bond.get("members", bond.get("slaves", 1)):
+            raw.bond_members[bond["sw_if_index"]] = plain_list(
+                conn.call(member_dump, sw_if_index=bond["sw_if_index"])
+            )
+
+
+def _collect_sflow(conn: Any, raw: RawDump) -> None:
+    if not conn.has_message("sflow_interface_dump"):
+        return
+    raw.sflow_interfaces = [
+        d.hw_if_index for d in conn.call("sflow_interface_dump", hw_if_index=NONE)
+    ]
+    raw.sflow = {
+        "sampling_rate": conn.call("sflow_sampling_rate_get").sampling_N,
+        "polling_interval": conn.call("sflow_polling_interval_get").polling_S,
+        "header_bytes": conn.call("sflow_header_bytes_get").header_B,
+    }
+    raw.hw_to_sw = dict(conn.hw_to_sw()) if hasattr(conn, "hw_to_sw") else {}
+
+
+# -- building -----------------------------------------------------------------
+
+
+@dataclass
+class _Index:
+    """Lookups shared by the builders."""
+
+    names: dict[int, str]  # sw_if_index -> name, for every interface VPP has
+    kept: dict[int, Interface]  # sw_if_index -> model interface (internal ones skipped)
+
+
+def build_dataplane(raw: RawDump) -> Dataplane:
+    lcp_hosts = {p["host_sw_if_index"] for p in raw.lcp_pairs}
+    bond_ids = {b["sw_if_index"] for b in raw.bonds}
+    tap_ids = {t["sw_if_index"] for t in raw.taps} - lcp_hosts
+    vxlan_ids = {v["sw_if_index"] for v in raw.vxlans}
+    names = {i["sw_if_index"]: i["interface_name"] for i in raw.interfaces}
+    skipped = {0} | lcp_hosts
+    foreign: set[str] = set()
+
+    kept: dict[int, Interface] = {}
+    details = sorted(raw.interfaces, key=lambda d: d["sw_if_index"])
+    by_index = {d["sw_if_index"]: d for d in details}
+    for d in details:
+        index = d["sw_if_index"]
+        if index in skipped or d["interface_dev_type"] == "local":
+            continue
+        if d["sup_sw_if_index"] != index:
+            parent = by_index.get(d["sup_sw_if_index"])
+            if parent is None or parent["sw_if_index"] in skipped or parent["sup_sw_if_index"] != \
+                    parent["sw_if_index"]:
+                continue  # a sub of something we do not model (local0.N, lcp taps)
+            kind = InterfaceKind.SUB
+        elif index in bond_ids:
+            kind = InterfaceKind.BOND
+        elif index in vxlan_ids:
+            kind = InterfaceKind.VXLAN
+        elif index in tap_ids:
+            kind = InterfaceKind.TAP
+        elif d["interface_dev_type"] == "Loopback":
+            kind = InterfaceKind.LOOPBACK
+        else:
+            kind = InterfaceKind.PHY
+        itf = _interface(d, kind, names, raw.addresses.get(index, ()))
+        kept[index] = itf
+        if kind is not InterfaceKind.PHY and d["tag"] != TAG:
+            foreign.add(f"interfaces/{itf.name}")
+    idx = _Index(names, kept)
+
+    _apply_lcp(raw, idx)
+    _apply_l2xc(raw, idx)
+    _apply_unnumbered(raw, idx)
+    _apply_flags(raw, idx)
+    acls, acl_names = _acls(raw, foreign)
+    _apply_interface_acls(raw, idx, acl_names)
+
+    interfaces = {itf.name: itf for itf in kept.values()}
+    bonds = _bonds(raw, idx, foreign)
+    taps = _taps(raw, idx, foreign)
+    vxlans = _vxlans(raw, idx, foreign)
+    bridges = _bridges(raw, idx, foreign)
+    sflow = Sflow(**raw.sflow) if raw.sflow else Sflow()
+    return Dataplane(
+        interfaces=FrozenDict(sorted(interfaces.items())),
+        bonds=FrozenDict(sorted(bonds.items())),
+        vxlan_tunnels=FrozenDict(sorted(vxlans.items())),
+        taps=FrozenDict(sorted(taps.items())),
+        bridge_domains=FrozenDict(sorted(bridges.items(), key=lambda kv: kv[1].bd_id)),
+        acls=FrozenDict(acls),
+        sflow=sflow,
+        foreign=frozenset(foreign),
+    )
+
+
+def _interface(d: dict[str, Any], kind: InterfaceKind, names: dict[int, str],
+               addresses: Any) -> Interface:
+    mtu = d["mtu"][0] or d["link_mtu"]  # 0: never set, VPP uses the hw MTU
+    mac = d["l2_address"]
+    common = {
+        "kind": kind,
+        "mtu": mtu,
+        "state": "up" if d["flags"] & ADMIN_UP else "down",
+        "addresses": tuple(sorted(_canonical_prefix(a) for a in addresses)),
+    }
+    if kind is InterfaceKind.SUB:
+        parent = names[d["sup_sw_if_index"]]
+        return Interface(
+            name=f"{parent}.{d['sub_id']}",
+            mac=None if mac == ZERO_MAC else mac,
+            parent=parent,
+            sub_id=d["sub_id"],
+            encapsulation=_encapsulation(d),
+            **common,
+        )
+    device = d["interface_dev_type"] if kind is InterfaceKind.PHY else None
+    return Interface(name=d["interface_name"], mac=mac, device_type=device, **common)
+
+
+def _canonical_prefix(prefix: str) -> str:
+    return str(ipaddress.ip_interface(prefix))
+
+
+def _encapsulation(d: dict[str, Any]) -> Encapsulation:
+    flags = d["sub_if_flags"]
+    outer = d["sub_outer_vlan_id"]
+    two = bool(flags & SUB_TWO_TAGS) or d["sub_number_of_tags"] == 2
+    return Encapsulation(
+        dot1q=0 if flags & SUB_DOT1AD else outer,
+        dot1ad=outer if flags & SUB_DOT1AD else 0,
+        inner_dot1q=d["sub_inner_vlan_id"] if two else 0,
+        exact_match=bool(flags & SUB_EXACT_MATCH),
+    )
+
+
+def _replace(idx: _Index, index: int, **changes: Any) -> None:
+    itf = idx.kept.get(index)
+    if itf is not None:
+        idx.kept[index] = _with(itf, **changes)
+
+
+def _with(obj: Any, **changes: Any) -> Any:
+    from dataclasses import replace
+
+    return replace(obj, **changes)
+
+
+def _apply_lcp(raw: RawDump, idx: _Index) -> None:
+    for pair in raw.lcp_pairs:
+        _replace(idx, pair["phy_sw_if_index"], lcp=pair["host_if_name"])
+
+
+def _apply_l2xc(raw: RawDump, idx: _Index) -> None:
+    for xc in raw.l2xc:
+        tx = idx.names.get(xc["tx_sw_if_index"])
+        if tx is not None:
+            _replace(idx, xc["rx_sw_if_index"], l2xc=tx)
+
+
+def _apply_unnumbered(raw: RawDump, idx: _Index) -> None:
+    for u in raw.unnumbered:
+        source = idx.names.get(u["ip_sw_if_index"])
+        if source is not None:
+            _replace(idx, u["sw_if_index"], unnumbered=source)
+
+
+def _apply_flags(raw: RawDump, idx: _Index) -> None:
+    for m in raw.mpls:
+        _replace(idx, m["sw_if_index"], mpls=True)
+    for hw in raw.sflow_interfaces:
+        sw = raw.hw_to_sw.get(hw, hw)
+        itf = idx.kept.get(sw)
+        if itf is not None and itf.kind is InterfaceKind.PHY:
+            _replace(idx, sw, sflow=True)
+
+
+def _acls(raw: RawDump, foreign: set[str]) -> tuple[dict[str, Acl], dict[int, str]]:
+    acls: dict[str, Acl] = {}
+    names: dict[int, str] = {}
+    for a in sorted(raw.acls, key=lambda a: a["acl_index"]):
+        tag = a["tag"]
+        name = tag if tag and tag not in acls else f"acl-index-{a['acl_index']}"
+        names[a["acl_index"]] = name
+        acls[name] = Acl(name=name, terms=tuple(_acl_term(r) for r in a["r"]))
+        if not looks_like_ours(tag) or name != tag:
+            foreign.add(f"acls/{name}")
+    return acls, names
+
+
+def looks_like_ours(tag: str) -> bool:
+    """An ACL tag vppcfg could have written: a non-empty config ACL name."""
+    return bool(tag) and tag[0].isalnum() and all(c.isalnum() or c in "-_." for c in tag)
+
+
+def _acl_term(rule: dict[str, Any]) -> AclTerm:
+    src, dst = rule["src_prefix"], rule["dst_prefix"]
+    family = "ipv6" if ":" in src else "ipv4"
+    proto = rule["proto"]
+    first = PortRange(rule["srcport_or_icmptype_first"], rule["srcport_or_icmptype_last"])
+    second = PortRange(rule["dstport_or_icmpcode_first"], rule["dstport_or_icmpcode_last"])
+    ports: dict[str, PortRange] = (
+        {"icmp_type": first, "icmp_code": second}
+        if proto in ICMP_PROTOCOLS
+        else {"source_port": first, "destination_port": second}
+    )
+    return AclTerm(
+        action=ACL_ACTIONS.get(rule["is_permit"], "deny"),
+        family=family,
+        source=_canonical_prefix(src),
+        destination=_canonical_prefix(dst),
+        protocol=proto,
+        **ports,
+    )
+
+
+def _apply_interface_acls(raw: RawDump, idx: _Index, acl_names: dict[int, str]) -> None:
+    for entry in raw.acl_interfaces:
+        if not entry["acls"]:
+            continue
+        named = [acl_names.get(a, f"acl-index-{a}") for a in entry["acls"]]
+        n_in = entry["n_input"]
+        _replace(idx, entry["sw_if_index"],
+                 acls=InterfaceAcls(input=tuple(named[:n_in]), output=tuple(named[n_in:])))
+
+
+def _bonds(raw: RawDump, idx: _Index, foreign: set[str]) -> dict[str, Bond]:
+    bonds: dict[str, Bond] = {}
+    for b in raw.bonds:
+        itf = idx.kept.get(b["sw_if_index"])
+        if itf is None:
+            continue
+        mode = BOND_MODES.get(b["mode"], BondMode.LACP)
+        lb = BOND_LBS.get(b["lb"]) if mode in (BondMode.XOR, BondMode.LACP) else None
+        members = tuple(sorted(m["interface_name"] for m in raw.bond_members.get(
+            b["sw_if_index"], ())))
+        bonds[itf.name] = Bond(name=itf.name, instance=b["id"], mode=mode, load_balance=lb,
+                               members=members, mac=itf.mac)
+        if f"interfaces/{itf.name}" in foreign:
+            foreign.add(f"bonds/{itf.name}")
+    return bonds
+
+
+def _taps(raw: RawDump, idx: _Index, foreign: set[str]) -> dict[str, Tap]:
+    taps: dict[str, Tap] = {}
+    for t in raw.taps:
+        itf = idx.kept.get(t["sw_if_index"])
+        if itf is None or itf.kind is not InterfaceKind.TAP:
+            continue
+        host = TapHost(
+            name=t["host_if_name"],
+            mac=None if t["host_mac_addr"] == ZERO_MAC else t["host_mac_addr"],
+            mtu=t["host_mtu_size"] or 1500,  # 0: not set, Linux default
+            bridge=t["host_bridge"] or None,
+            namespace=t["host_namespace"] or None,
+        )
+        taps[itf.name] = Tap(name=itf.name, instance=t["id"], host=host,
+                             rx_ring_size=t["rx_ring_sz"], tx_ring_size=t["tx_ring_sz"])
+        if f"interfaces/{itf.name}" in foreign:
+            foreign.add(f"taps/{itf.name}")
+    return taps
+
+
+def _vxlans(raw: RawDump, idx: _Index, foreign: set[str]) -> dict[str, VxlanTunnel]:
+    tunnels: dict[str, VxlanTunnel] = {}
+    for v in raw.vxlans:
+        itf = idx.kept.get(v["sw_if_index"])
+        if itf is None:
+            continue
+        tunnels[itf.name] = VxlanTunnel(
+            name=itf.name,
+            instance=v["instance"],
+            local=str(ipaddress.ip_address(v["src_address"])),
+            remote=str(ipaddress.ip_address(v["dst_address"])),
+            vni=v["vni"],
+        )
+        if f"interfaces/{itf.name}" in foreign:
+            foreign.add(f"vxlan_tunnels/{itf.name}")
+    return tunnels
+
+
+def _bridges(raw: RawDump, idx: _Index, foreign: set[str]) -> dict[str, BridgeDomain]:
+    bridges: dict[str, BridgeDomain] = {}
+    for b in raw.bridge_domains:
+        if b["bd_id"] == 0:
+            continue
+        bvi_index = b["bvi_sw_if_index"]
+        bvi = idx.names.get(bvi_index) if bvi_index != NONE else None
+        member_ids = [m["sw_if_index"] for m in b["sw_if_details"] if m["sw_if_index"] != bvi_index]
+        members = tuple(sorted(idx.names[m] for m in member_ids if m in idx.names))
+        mtus = [idx.kept[i].mtu for i in [*member_ids, bvi_index] if i in idx.kept]
+        name = f"bd{b['bd_id']}"
+        bridges[name] = BridgeDomain(
+            name=name,
+            bd_id=b["bd_id"],
+            mtu=max(mtus) if mtus else 1500,
+            bvi=bvi,
+            members=members,
+            settings=BridgeSettings(
+                learn=b["learn"],
+                unicast_flood=b["flood"],
+                unknown_unicast_flood=b["uu_flood"],
+                unicast_forward=b["forward"],
+                arp_termination=b["arp_term"],
+                arp_unicast_forward=b["arp_ufwd"],
+                mac_age_minutes=b["mac_age"],
+            ),
+        )
+        if b["bd_tag"] != TAG:
+            foreign.add(f"bridge_domains/{name}")
+    return bridges
+
+
+__all__ = ["RawDump", "build_dataplane", "collect", "collect_addresses", "looks_like_ours", "plain"]
