@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import resource
 import shutil
+import socket
+import struct
 import sys
 import tempfile
 import threading
@@ -26,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from vpp_papi import VPPApiClient  # noqa: E402
 
-from vppcfg.sim.codec import DEFAULT_API_DIR, ApiDefinitions  # noqa: E402
+from vppcfg.sim.codec import DEFAULT_API_DIR, ApiDefinitions, frame  # noqa: E402
 from vppcfg.sim.inventory import default_inventory  # noqa: E402
 from vppcfg.sim.server import run_in_thread  # noqa: E402
 
@@ -86,6 +88,7 @@ def main() -> int:
         timed(f"cli_inband, {count} lines in one call", count,
               lambda: reply.setdefault("r", client.api.cli_inband(cmd=lines)))
         assert reply["r"].retval == 0, reply["r"].reply
+        raw_round_trips(server, n)
         concurrent(server.socket_path, args.clients, n // args.clients)
         client.disconnect()
     finally:
@@ -94,6 +97,30 @@ def main() -> int:
     print(f"{'peak RSS (server and clients, one process)':<48}"
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:10.1f} MB")
     return 0
+
+
+def raw_round_trips(server: Any, count: int) -> None:
+    """The server alone: pre-encoded requests over a bare socket, no vpp_papi queues."""
+    api = server.api
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(server.socket_path)
+    request = frame(api.encode("show_version", {"context": 1}))
+    header = struct.Struct(">QII")
+
+    def read_one() -> None:
+        _, length, _ = header.unpack(sock.recv(header.size, socket.MSG_WAITALL))
+        sock.recv(length, socket.MSG_WAITALL)
+
+    sock.sendall(frame(api.encode("sockclnt_create", {"name": "raw", "context": 1})))
+    read_one()
+
+    def run_all() -> None:
+        for _ in range(count):
+            sock.sendall(request)
+            read_one()
+
+    timed(f"raw socket show_version x{count} (server only)", count, run_all)
+    sock.close()
 
 
 def concurrent(socket_path: str, clients: int, calls: int) -> None:

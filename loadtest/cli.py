@@ -51,6 +51,8 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     o = p.add_argument_group("output")
     o.add_argument("-o", "--output", type=Path, help="write the run as JSON here")
     o.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    o.add_argument("--stats-tick", type=float, default=0.5,
+                   help="seconds between the server's counter updates (default 0.5)")
     o.add_argument("--drain", type=float, default=1.0,
                    help="seconds to wait after traffic stops before the last read (default 1)")
 
@@ -92,8 +94,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="share of bad trial seconds a lower bound may have (default 0)")
     n.add_argument("--min-rate", default="0.1", help="lowest rate to try (default 0.1%% of line)")
     n.add_argument("--max-rate", default="100", help="highest rate to try (default 100%% of line)")
-    n.add_argument("--stats-tick", type=float, default=0.5,
-                   help="seconds between the server's counter updates (default 0.5)")
     n.add_argument("--max-search-time", type=float, default=3600.0,
                    help="give up after this many seconds (default 3600)")
     n.add_argument("--warmup", type=float, default=0.0,
@@ -172,7 +172,8 @@ def cmd_ramp(args: argparse.Namespace) -> int:
     from loadtest.ramp import RampPlan, RampRun, summary_lines
 
     spec = traffic_spec(args)
-    _check_positive(sample_interval=args.sample_interval, duration=args.duration)
+    _check_positive(sample_interval=args.sample_interval, duration=args.duration,
+                    stats_tick=args.stats_tick)
     if args.warmup < 0 or args.hold < 0 or args.drain < 0 or not 0 <= args.loss_threshold < 100:
         raise UsageError("--warmup, --hold, --drain and --loss-threshold must not be negative")
     with _open(args) as session:
@@ -181,7 +182,7 @@ def cmd_ramp(args: argparse.Namespace) -> int:
         warm = _rate(args.warmup_rate, line, "--warmup-rate")
         start = _rate(args.start_rate, line, "--start-rate") if args.start_rate else warm
         plan = RampPlan(warm, start, peak, args.warmup, args.duration, args.hold,
-                        args.sample_interval, args.drain)
+                        args.sample_interval, args.drain, args.stats_tick)
         total = len(plan.steps()) * args.sample_interval
         run = RampRun(session, spec, plan, directions(tuple(args.ports), args.bidirectional),
                       line, args.loss_threshold / 100.0, _base_vars(args, spec, speed, line),

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import signal
 import sys
+import threading
 from pathlib import Path
 from types import ModuleType
 
@@ -103,8 +105,25 @@ class TrexSession:
             async_timeout=timeout,
         )
         self.acquired = False
+        self.stop_requested = False
+        self._old_sigint = None
+
+    def _on_sigint(self, signum, frame) -> None:
+        # Ctrl-C in the middle of an RPC would leave the client's socket in a
+        # bad state: note it and stop at the next safe point. A second Ctrl-C
+        # interrupts at once.
+        if self.stop_requested:
+            raise KeyboardInterrupt
+        self.stop_requested = True
+
+    def check_stop(self) -> None:
+        """Raise KeyboardInterrupt at a safe point if Ctrl-C was pressed."""
+        if self.stop_requested:
+            raise KeyboardInterrupt
 
     def __enter__(self) -> TrexSession:
+        if threading.current_thread() is threading.main_thread():
+            self._old_sigint = signal.signal(signal.SIGINT, self._on_sigint)
         try:
             self.client.connect()
         except self.api.STLError as err:
@@ -131,6 +150,14 @@ class TrexSession:
         self._close()
 
     def _close(self) -> None:
+        try:
+            self._teardown()
+        finally:
+            if self._old_sigint is not None:
+                signal.signal(signal.SIGINT, self._old_sigint)
+                self._old_sigint = None
+
+    def _teardown(self) -> None:
         for step in (self._stop, self._release, self.client.disconnect):
             with contextlib.suppress(Exception):  # best effort: the server may be gone
                 step()

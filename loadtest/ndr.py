@@ -30,6 +30,7 @@ from loadtest.progress import Progress, fmt_pps
 from loadtest.stats import Direction, jsonable, latency, loss_ratio, port_counter, write_json
 
 MAX_SETTLE_READS = 20
+WAIT_POLL = 0.02  # seconds between checks of the client's (event-driven) port state
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ class TrexMeasurer(AbstractMeasurer):
             self.client.add_streams(build_streams(session.api, spec, d.index), ports=[d.tx_port])
 
     def measure(self, intended_duration: float, intended_load: float) -> MeasurementResult:
+        self.session.check_stop()
         started = self.clock()
         self.client.clear_stats(ports=self.ports)
         mult = f"{multiplier(self.spec, intended_load):.12g}"
@@ -118,14 +120,20 @@ class TrexMeasurer(AbstractMeasurer):
         )
 
     def _wait(self, duration: float) -> bool:
-        """Wait for the duration to run out; under overload the real server stretches it."""
-        timeout_error = getattr(self.session.api, "TRexTimeoutError", self.session.api.STLError)
-        try:
-            self.client.wait_on_traffic(ports=self.tx_ports, timeout=duration * 2 + 10)
-            return False
-        except timeout_error:
-            self.client.stop(ports=self.tx_ports)
-            return True
+        """Wait for the duration to run out; True if it had to be cut short.
+
+        Under overload the real server stretches the duration (it counts
+        packets, not seconds), so give it twice the time plus a margin.
+        """
+        deadline = self.clock() + duration * 2 + 10
+        while self.client.is_traffic_active(ports=self.tx_ports):
+            self.session.check_stop()
+            if self.clock() > deadline:
+                self.client.stop(ports=self.tx_ports)
+                return True
+            time.sleep(WAIT_POLL)
+        self.session.check_stop()
+        return False
 
     def _settled_stats(self) -> dict:
         """Read until the counters stop moving (they lag by up to one stats tick)."""
@@ -267,7 +275,9 @@ def summary_lines(result: dict) -> list[str]:
     lines = []
     for g in result["goals"]:
         if g["lower_bound_pps"] is None:
-            lines.append(f"{g['name']}: no lower bound (even the minimum rate loses too much)")
+            why = ("even the minimum rate loses too much" if result["status"] == "complete"
+                   else f"search {result['status']}")
+            lines.append(f"{g['name']}: no lower bound ({why})")
             continue
         upper = fmt_pps(g["upper_bound_pps"]) if g["upper_bound_pps"] else "none"
         lines.append(

@@ -34,7 +34,8 @@ from loadtest.stats import (
 )
 
 CHECKPOINT_SECONDS = 10.0
-SHARE_WINDOW_SECONDS = 3.0  # window for judging whether the generator keeps up
+SHARE_WINDOW_TICKS = 10  # judge whether the generator keeps up over this many stats ticks
+SHARE_WINDOW_MIN = 5.0  # ... and at least this many seconds
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,7 @@ class RampPlan:
     hold: float = 5.0
     sample_interval: float = 1.0
     drain: float = 1.0
+    stats_tick: float = 0.5  # how often the server refreshes its counters
 
     def steps(self) -> list[Step]:
         si = self.sample_interval
@@ -145,7 +147,8 @@ class RampRun:
             "status": "running",
         }
         self._samples_raw: list[dict] = []
-        window = max(3, math.ceil(SHARE_WINDOW_SECONDS / plan.sample_interval))
+        seconds = max(SHARE_WINDOW_MIN, SHARE_WINDOW_TICKS * plan.stats_tick)
+        window = max(3, math.ceil(seconds / plan.sample_interval))
         self._window = {d.label: deque(maxlen=window) for d in dirs}
 
     def run(self) -> dict:
@@ -182,10 +185,12 @@ class RampRun:
                     self.client.update(ports=self.tx_ports, mult=mult)
                 current = step.pps
             _sleep_until(self.clock, t0 + (i + 1) * si)
+            self.session.check_stop()
             stats = self.client.get_stats(ports=self.ports)
             now = self.clock()
             self._record(i, now - t0, now - last_t, step, prev, stats)
             prev, last_t = stats, now
+            self.session.check_stop()
             if self.output and now - last_checkpoint >= CHECKPOINT_SECONDS:
                 self._write()
                 last_checkpoint = now
@@ -199,8 +204,8 @@ class RampRun:
         for d in self.dirs:
             raw = dir_sample(prev, cur, d, dt, step.pps)
             window = self._window[d.label]
-            window.append((raw.tx_packets, step.pps * dt))
-            share = generator_share(sum(w[0] for w in window), sum(w[1] for w in window))
+            window.append((raw.tx_packets, step.pps, dt))
+            share = generator_share(list(window), self.plan.stats_tick)
             per_dir[d.label] = dir_sample(prev, cur, d, dt, step.pps, share)
         sample = {
             "second": second,

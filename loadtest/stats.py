@@ -62,7 +62,13 @@ class DirSample:
 
     @property
     def forwarded_pps(self) -> float:
-        return self.offered_pps * (1.0 - self.loss_ratio)
+        """Offered minus loss, but never above the measured RX rate.
+
+        Right after a rate step the counters (up to a tick late) still hold
+        some of the previous, lower rate, which dilutes the loss of the new
+        one; the measured RX rate bounds that error.
+        """
+        return min(self.offered_pps * (1.0 - self.loss_ratio), self.rx_pps)
 
     def to_json(self) -> dict:
         data = asdict(self)
@@ -71,15 +77,28 @@ class DirSample:
         return data
 
 
-SHORTFALL_TOLERANCE = 0.03  # counter steps and clock jitter stay below this over a window
+SHORTFALL_TOLERANCE = 0.03  # clock jitter and rounding stay below this over a window
 
 
-def generator_share(sent_packets: float, asked_packets: float) -> float:
-    """Share of the asked packets sent over a window; 1.0 unless clearly short."""
-    if asked_packets <= 0:
+def generator_share(window: list[tuple[int, float, float]], tick: float) -> float:
+    """Share of the asked rate the generator sent over a window of samples.
+
+    `window` holds (sent packets, asked pps, seconds) per sample, oldest first.
+    The counters may lag the sample time by up to one stats `tick`, so the
+    generator is taken to keep up unless it sent fewer packets than asked even
+    allowing for a full tick of lag at the window's end; only then is the
+    share estimated (with half a tick of lag, the average).
+    """
+    sent = sum(w[0] for w in window)
+    asked = sum(w[1] * w[2] for w in window)
+    lag_packets = window[-1][1] * min(tick, window_seconds(window)) if window else 0.0
+    if asked <= 0 or sent >= (1.0 - SHORTFALL_TOLERANCE) * (asked - lag_packets):
         return 1.0
-    share = sent_packets / asked_packets
-    return 1.0 if share >= 1.0 - SHORTFALL_TOLERANCE else share
+    return min(1.0, sent / max(asked - lag_packets / 2, 1e-9))
+
+
+def window_seconds(window: list[tuple[int, float, float]]) -> float:
+    return sum(w[2] for w in window)
 
 
 def loss_ratio(tx: int, rx: int) -> float:

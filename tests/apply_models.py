@@ -86,6 +86,11 @@ def sample_a() -> Dataplane:
     )
 
 
+def bare() -> Dataplane:
+    """Only the PHYs, with default settings (named, so their settings are reset)."""
+    return dp(*(phy(name) for name in G))
+
+
 def sample_b() -> Dataplane:
     """Changes, deletes and creates against sample_a."""
     return dp(
@@ -119,9 +124,11 @@ def dataplanes(draw: Any) -> Dataplane:
         mtu = draw(mtus)
         if role == "l3":
             state = draw(st.sampled_from(["up", "down"]))
+            acls = InterfaceAcls(input=("ssh-in",)) if draw(st.booleans()) else InterfaceAcls()
             itfs.append(phy(name, mtu=mtu, state=state,
                             addresses=(f"10.{n}.0.1/24",) if draw(st.booleans()) else (),
-                            mpls=draw(st.booleans())))
+                            mpls=draw(st.booleans()), acls=acls,
+                            lcp=f"e{n}" if draw(st.booleans()) else None))
             for vlan in draw(st.lists(st.sampled_from([100, 200]), unique=True, max_size=2)):
                 net += 1
                 # VPP refuses a sub up under an admin-down parent
@@ -137,7 +144,14 @@ def dataplanes(draw: Any) -> Dataplane:
     for n in loops:
         itfs.append(loop(n, mtu=draw(mtus), addresses=(f"192.168.{n}.1/32",),
                          lcp=f"lo{n}" if draw(st.booleans()) else None))
+    plain = [i for i in itfs if i.kind is InterfaceKind.PHY and roles[G.index(i.name)] == "plain"]
+    if len(plain) >= 2 and draw(st.booleans()):  # a cross-connect, both ways
+        x, y = plain[0].name, plain[1].name
+        itfs = [replace(i, l2xc=y) if i.name == x else replace(i, l2xc=x) if i.name == y else i
+                for i in itfs]
     collections: dict[str, list[Any]] = {}
+    if any(i.acls.input for i in itfs):
+        collections["acls"] = [SSH]
     if bond_members:
         mode = draw(st.sampled_from([BondMode.LACP, BondMode.XOR, BondMode.ACTIVE_BACKUP]))
         lb = None if mode is BondMode.ACTIVE_BACKUP else BondLoadBalance.L34
@@ -148,10 +162,18 @@ def dataplanes(draw: Any) -> Dataplane:
         bvi = "loop9" if draw(st.booleans()) else None
         if bvi:
             itfs.append(loop(9, mtu=1500, addresses=("10.99.0.1/24",)))
+        if draw(st.booleans()):
+            itfs.append(Interface(name="vxlan_tunnel0", kind=InterfaceKind.VXLAN, mtu=1500))
+            collections["vxlan_tunnels"] = [VxlanTunnel("vxlan_tunnel0", 0, "192.0.2.1",
+                                                        "192.0.2.2", draw(st.sampled_from(
+                                                            [100, 200])))]
+            bridge_members.append("vxlan_tunnel0")
         collections["bridge_domains"] = [BridgeDomain(
             "bd10", 10, mtu=1500, bvi=bvi, members=tuple(sorted(bridge_members)),
             settings=BridgeSettings(learn=draw(st.booleans())))]
         itfs = [replace(i, mtu=1500) if i.name in bridge_members else i for i in itfs]
+    if draw(st.booleans()):
+        collections["sflow"] = Sflow(sampling_rate=draw(st.sampled_from([1000, 10000])))
     return dp(*itfs, **collections)
 
 

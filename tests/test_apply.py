@@ -59,7 +59,7 @@ def test_failed_verification_rolls_back(vpp_sim):
     real = Engine()
     skipped: list[Any] = []
 
-    def lossy(op, ctx):  # noqa: ANN001, ANN202
+    def lossy(op, ctx):
         if not skipped and op.action == "create" and op.obj == "address":
             skipped.append(op)
             return
@@ -82,7 +82,7 @@ def test_rollback_is_best_effort_and_reports(vpp_sim):
         failing = Engine()
         count = {"n": 0}
 
-        def always_fail(op, ctx):  # noqa: ANN001, ANN202
+        def always_fail(op, ctx):
             count["n"] += 1
             raise RuntimeError("boom")
 

@@ -32,10 +32,9 @@ HOLD = (
 
 def test_second_lock_in_process_is_refused(tmp_path):
     path = tmp_path / "apply.lock"
-    with ApplyLock(path):
-        with pytest.raises(LockBusy, match="another vppcfg apply is running"):
-            with ApplyLock(path):
-                pass
+    with ApplyLock(path), pytest.raises(LockBusy, match="another vppcfg apply is running"), \
+            ApplyLock(path):
+        pass
     with ApplyLock(path):  # released on exit
         pass
 
@@ -46,9 +45,8 @@ def test_lock_held_by_another_process(tmp_path):
                               stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"
-        with pytest.raises(LockBusy, match=f"pid {holder.pid}"):
-            with ApplyLock(path):
-                pass
+        with pytest.raises(LockBusy, match=f"pid {holder.pid}"), ApplyLock(path):
+            pass
     finally:
         holder.kill()
         holder.wait(timeout=10)

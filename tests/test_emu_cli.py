@@ -12,6 +12,7 @@ import pytest
 
 from loadtest.emu.zmqbind import client_compatible
 
+pytest_plugins = ["tests.trex_fixtures"]
 CMD = [sys.executable, "-m", "loadtest.emu"]
 
 
@@ -60,3 +61,27 @@ def test_bad_input_is_one_line_and_exit_2():
                                capture_output=True, text=True, timeout=30)
     assert clash.returncode == 2
     assert clash.stderr.count("\n") == 1 and "cannot bind" in clash.stderr
+
+
+def test_time_scale_drives_the_server_clock(trex_emu_factory):
+    """ping's ts is emulated uptime: at time scale 50, 0.2 s of wall time is ~10 s."""
+    import time
+
+    emu = trex_emu_factory(time_scale=50)
+    zmq = client_compatible()
+    ctx = zmq.Context()
+    req = ctx.socket(zmq.REQ)
+    try:
+        req.setsockopt(zmq.RCVTIMEO, 5000)
+        req.connect(f"tcp://127.0.0.1:{emu.rpc_port}")
+
+        def ping() -> float:
+            req.send(b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {}}')
+            return json.loads(req.recv())["result"]["ts"]
+
+        first = ping()
+        time.sleep(0.2)
+        assert 8 < ping() - first < 20
+    finally:
+        req.close(linger=0)
+        ctx.term()

@@ -239,5 +239,14 @@ def test_overload_raises_latency(trex_emu_factory):
         pg = client.get_pgid_stats([1])
         assert pg["flow_stats"][1]["rx_pkts"]["total"] == pytest.approx(1000, abs=2)
         assert pg["latency"][1]["latency"]["average"] > 1000
+        assert pg["latency"][1]["err_cntrs"]["dropped"] == pytest.approx(4000, abs=3)
     finally:
         client.disconnect()
+
+
+def test_trex_client_fixture_reports_the_emulated_server(trex_client, trex_emu):
+    version = trex_client.get_server_version()
+    assert version["version"] == "v3.08" and version["mode"] == "STL"
+    info = trex_client.get_server_system_info()
+    assert info["port_count"] == 2 and info["dp_core_count"] == 1
+    assert trex_client.get_port_attr(port=0)["speed"] == 10.0

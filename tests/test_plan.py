@@ -451,3 +451,8 @@ def test_qinq_bridge_member_pops_two_tags() -> None:
     assert "set interface l2 tag-rewrite Gi0.10 pop 2" in lines
     assert lines.index("set interface l2 bridge Gi0.10 1") < lines.index(
         "set interface l2 tag-rewrite Gi0.10 pop 2")
+
+
+def test_interface_without_its_device_is_a_plan_error() -> None:
+    with pytest.raises(PlanError, match="tap0"):
+        plan(dp(Interface(name="tap0", kind=InterfaceKind.TAP)), dp())

@@ -10,6 +10,7 @@ order fails the test.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import pytest
@@ -73,7 +74,7 @@ def configs(draw: st.DrawFn) -> Dataplane:
         itfs[G1] = _set(itfs[G1], l2xc=f"{G0}.30")
         itfs[f"{G0}.30"] = _set(itfs[f"{G0}.30"], l2xc=G1)
         l3 = [n for n in l3 if n not in (G1, f"{G0}.30")]
-    nets = draw(st.permutations(range(8)))
+    nets = draw(st.permutations(range(16)))
     hosts = draw(st.permutations(range(4)))
     for i, name in enumerate(l3):
         if draw(st.booleans()):
@@ -89,8 +90,11 @@ def _set(itf: Interface, **changes: object) -> Interface:
     return replace(itf, **changes)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                  HealthCheck.function_scoped_fixture])
+EXAMPLES = int(os.environ.get("PLAN_EXAMPLES", "25"))  # raise it to hunt for bugs
+
+
+@settings(max_examples=EXAMPLES, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(configs(), min_size=2, max_size=3))
 def test_random_transitions_converge(vpp_sim_factory: Callable, steps: list[Dataplane]) -> None:
     handle = vpp_sim_factory()

@@ -339,3 +339,14 @@ def test_version_over_the_wire_and_threads(vpp_sim: Any) -> None:
     assert client.api.show_version().version == "26.10-rc0~374-gb575ec2c56d"
     threads = call(vpp_sim.dataplane, "show_threads")
     assert threads["count"] == 1 and threads["thread_data"][0]["name"] == "vpp_main"
+
+
+def test_rename_moves_the_name_index_and_the_sub_names(model: SimDataplane) -> None:
+    ok(model, "create_vlan_subif", sw_if_index=1, vlan_id=10)
+    ok(model, "sw_interface_set_interface_name", sw_if_index=1, name="uplink0")
+    assert model.state.by_name("GigabitEthernet3/0/0") is None
+    assert model.state.by_name("uplink0").sw_if_index == 1
+    assert model.state.by_name("uplink0.10").sw_if_index == 5
+    assert {"uplink0", "uplink0.10"} <= set(by_name(model))
+    taken = call(model, "sw_interface_set_interface_name", sw_if_index=2, name="uplink0")
+    assert taken["retval"] == -7

@@ -160,6 +160,46 @@ def test_definitions_cover_the_traces_and_the_wire() -> None:
         assert all(n in api.ids for n in api.reply_names(request) if n), request
 
 
+def test_every_message_of_the_model_is_defined() -> None:
+    """A message the model answers but we do not define would never reach it."""
+    dataplane = pytest.importorskip("vppcfg.sim.dataplane", reason="no model yet")
+    model = dataplane.SimDataplane(default_inventory())
+    assert sorted(set(model.messages) - set(ApiDefinitions().ids)) == []
+
+
+def _without_context(value: Any) -> Any:
+    """The traces drop `context` everywhere, also inside nested types."""
+    if isinstance(value, list):
+        return [_without_context(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _without_context(v) for k, v in value.items() if k != "context"}
+    return value
+
+
+def test_codec_plain_form_is_the_trace_form() -> None:
+    """Every recorded request, reply and detail survives encode + decode unchanged."""
+    if not TRACES.is_dir():
+        pytest.skip("../shared/vpp/traces not available")
+    api = ApiDefinitions()
+    checked = 0
+    for trace in sorted(TRACES.glob("*.jsonl")):
+        for number, line in enumerate(trace.read_text().splitlines(), 1):
+            if not line.strip():
+                continue
+            call = json.loads(line)
+            reply_name, details_name = api.reply_names(call["call"])
+            messages = [(call["call"], call["args"])]
+            if "reply" in call and reply_name:
+                messages.append((reply_name, call["reply"]))
+            messages += [(details_name, d) for d in call.get("replies", [])]
+            for name, fields in messages:
+                _, decoded = api.decode(api.encode(name, fields))
+                got = {k: _without_context(decoded[k]) for k in fields}
+                assert got == fields, f"{trace.name}:{number} {name}"
+                checked += 1
+    assert checked > 1800
+
+
 def test_generated_definitions_are_current() -> None:
     script = ROOT / "scripts" / "gen_sim_api.py"
     run = subprocess.run([sys.executable, str(script), "--check"], capture_output=True,
@@ -275,6 +315,18 @@ def test_real_vpp_definitions_work_against_the_simulator(recorder_sim: Any) -> N
     # the recorded VPP build offers messages we do not; those stay unavailable here
     with pytest.raises(AttributeError):
         client.api.ip_route_add_del  # noqa: B018
+
+
+def test_our_definitions_work_against_vpp_numbering(vpp_sim_factory: Any) -> None:
+    """A server numbering messages from VPP's full 26.10 API, as a real VPP does."""
+    if not SHARED_API.is_dir():
+        pytest.skip("../shared/vpp/api not available")
+    sim = vpp_sim_factory(handler=Recorder(), api_dir=SHARED_API)
+    assert sim.server.api.ids["show_version"] != ApiDefinitions().ids["show_version"]
+    client = sim.client(apifiles=sorted(str(p) for p in DEFAULT_API_DIR.rglob("*.api.json")))
+    assert client.api.show_version().version == "26.10-sim"
+    assert [str(a.prefix) for a in client.api.ip_address_dump(sw_if_index=1)] == [
+        "10.0.0.1/24", "2001:db8::1/64"]
 
 
 def test_memclnt_services(recorder_sim: Any) -> None:
@@ -428,7 +480,8 @@ def test_command_line_errors(tmp_path: Path) -> None:
     assert run.returncode == 2  # --socket is required
 
 
-def test_command_line_serves_until_sigterm(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop_signal", [signal.SIGTERM, signal.SIGINT], ids=["TERM", "INT"])
+def test_command_line_serves_until_signalled(tmp_path: Path, stop_signal: int) -> None:
     pytest.importorskip("vppcfg.sim.dataplane", reason="the simulator model is not available yet")
     import tempfile
 
@@ -448,7 +501,7 @@ def test_command_line_serves_until_sigterm(tmp_path: Path) -> None:
         client.disconnect()
         assert "GigabitEthernet9/0/0" in names and "GigabitEthernet3/0/0" not in names
     finally:
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(stop_signal)
         out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
     assert f"vppcfg-sim: listening on {path}" in out

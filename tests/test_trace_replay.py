@@ -27,6 +27,7 @@ from tests.trace_tools import (
     prepare_host,
     traces_available,
 )
+from tests.trace_tools import TraceCall as TraceCallForTest
 from vppcfg.sim.dataplane import PLUGINS, SimDataplane
 from vppcfg.sim.protocol import Response
 
@@ -159,3 +160,25 @@ def test_replay_wire(scenario: Scenario, vpp_sim_factory: Any) -> None:
 if __name__ == "__main__":
     found = available_plugins()
     print(report([replay_direct(s, found) for s in SCENARIOS]))
+
+
+def test_comparator_is_strict_except_for_the_listed_randomness() -> None:
+    scenario = Scenario("x", [], [])
+    scenario.calls.append(
+        TraceCallForTest(0, "af_packet_create_v3", {"hw_addr": "02:fe:00:00:00:01"})
+    )
+    comparator = Comparator(scenario)
+    dump = TraceCallForTest(1, "sw_interface_dump", {}, replies=[
+        {"l2_address": "02:fe:00:00:00:01", "link_speed": 1000},
+        {"l2_address": "02:fe:12:34:56:78", "flags": 3},
+    ])  # fmt: skip
+    good = Response(details=[{"l2_address": "02:fe:00:00:00:01", "link_speed": 0},
+                             {"l2_address": "02:fe:aa:bb:cc:dd", "flags": 3}])  # fmt: skip
+    assert comparator.compare(dump, good) == []
+    bad = Response(details=[{"l2_address": "02:fe:00:00:00:02"},
+                            {"l2_address": "00:00:00:00:00:00", "flags": 1}])  # fmt: skip
+    assert len(comparator.compare(dump, bad)) == 3
+    short = Response(details=good.details[:1])
+    assert comparator.compare(dump, short) == ["2 details expected, got 1"]
+    retval = TraceCallForTest(2, "sw_interface_set_flags", {}, reply={"retval": -2})
+    assert comparator.compare(retval, Response(reply={"retval": 0}))

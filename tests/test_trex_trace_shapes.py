@@ -105,6 +105,27 @@ def test_shape_diff_catches_differences():
     assert shape_diff({"g": None}, {"g": {}})
 
 
+def test_batch_and_error_comparison():
+    assert reply_diff([{"a": 1}, {"b": 1}], [{"b": 1}, {"a": 1}])  # order matters in a batch
+    assert reply_diff([{"a": 1}], [{"a": 1}, {"a": 1}])
+    err = {"error": {"code": -32600, "message": "Missing Method Name"}, "id": 1}
+    assert error_diff(err, err) == []
+    assert error_diff(err, {**err, "error": {"code": -32600, "message": "other"}})
+    assert error_diff(err, {"result": {}, "id": 1})
+
+
+def reply_diff(want: Any, got: Any) -> list[str]:
+    """A batch reply is compared element by element, in request order."""
+    if isinstance(want, list) and isinstance(got, list):
+        if len(want) != len(got):
+            return [f"batch of {len(want)} replies recorded, emulator gave {len(got)}"]
+        out: list[str] = []
+        for i, (w, g) in enumerate(zip(want, got, strict=True)):
+            out += shape_diff(w, g, f"$[{i}]")
+        return out
+    return shape_diff(want, got)
+
+
 def error_diff(want: Any, got: Any) -> list[str]:
     """Error replies must match exactly in code, message and specific_err."""
     wants = want if isinstance(want, list) else [want]
@@ -228,7 +249,7 @@ class Replayer:
         if not got_text.endswith("\n"):
             problems.append(f"{where}: reply does not end with a newline")
         got = json.loads(got_text)
-        problems += [f"{where}: {d}" for d in shape_diff(want, got) + error_diff(want, got)]
+        problems += [f"{where}: {d}" for d in reply_diff(want, got) + error_diff(want, got)]
         self.learn(msg, want, got)
         return problems
 

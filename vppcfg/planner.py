@@ -79,10 +79,15 @@ def _protected(desired: Dataplane, live: Dataplane, dnodes: dict[str, Node]) -> 
     return protected
 
 
-def _check_phys(desired: Dataplane, live: Dataplane) -> None:
+def _check_desired(desired: Dataplane, live: Dataplane) -> None:
+    """What the planner cannot create must exist; typed interfaces need their object."""
+    devices = {InterfaceKind.BOND: desired.bonds, InterfaceKind.TAP: desired.taps,
+               InterfaceKind.VXLAN: desired.vxlan_tunnels}
     for itf in desired.interfaces.values():
         if itf.kind is InterfaceKind.PHY and itf.name not in live.interfaces:
             raise PlanError(f"interfaces/{itf.name}: PHY not present in VPP")
+        if itf.kind in devices and itf.name not in devices[itf.kind]:
+            raise PlanError(f"interfaces/{itf.name}: no {itf.kind} defines this interface")
 
 
 def _diff(state: PlanState, protected: set[str]) -> tuple[dict[str, str], list[str], list[str]]:
@@ -235,7 +240,7 @@ def _hidden_types() -> frozenset[str]:
 
 def plan(desired: Dataplane, live: Dataplane) -> list[Operation]:
     """The ordered operations that turn ``live`` into ``desired`` (empty if equal)."""
-    _check_phys(desired, live)
+    _check_desired(desired, live)
     state = PlanState(desired, live)
     protected = _protected(desired, live, state.desired_nodes)
     deleted, created, updated = _diff(state, protected)

@@ -32,7 +32,6 @@ class EmuConfig:
     port_count: int = 2
     speed_gbps: float = DEFAULT_SPEED_GBPS
     stats_tick: float = 0.5  # counters move in steps of this many emulated seconds
-    user_hint: str = ""  # free text shown in the ready line
 
     def __post_init__(self) -> None:
         if not isinstance(self.capacity_pps, tuple | list):
@@ -50,6 +49,12 @@ class EmuConfig:
                 raise ValueError("capacity must be >= 0 pps")
         if self.max_tx_pps <= 0:
             raise ValueError("max_tx_pps must be positive")
+        if min(self.latency_us, self.latency_load_us, self.overload_latency_us) < 0:
+            raise ValueError("latencies must be >= 0 µs")
+        if not (0 <= self.loss_ramp_width <= 1 and 0 <= self.loss_ramp_max <= 1):
+            raise ValueError("loss ramp width and max must be fractions between 0 and 1")
+        if self.stats_tick <= 0:
+            raise ValueError("stats_tick must be positive")
 
     def capacity(self, tx_port: int) -> float | None:
         """Capacity of the direction that starts at `tx_port` (pairs 0↔1, 2↔3, ...)."""

@@ -16,8 +16,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import stats
 from .config import EmuConfig
-from .traffic import PortTraffic, Stream, f32, multiplier_for
+from .traffic import LatencyAcc, PortTraffic, Stream, multiplier_for
 from .wire import Params, RpcError, bad_param, exec_failed
 
 API_NAME, API_MAJOR, API_MINOR = "STL", 5, 1
@@ -26,7 +27,6 @@ VERSION = {"build_date": "Nov 22 2026", "build_time": "11:25:50", "built_by": "u
 # methods that work without api_h
 NO_API_H = {"api_sync_v2", "api_sync", "get_version", "ping"}
 DEFAULT_PROFILE = "_"
-TSC_HZ = 2596119032
 XSTATS_NAMES = ["rx_good_packets", "tx_good_packets", "rx_good_bytes", "tx_good_bytes",
                 "rx_missed_errors", "rx_errors", "tx_errors", "rx_mbuf_allocation_errors",
                 "rx_q0_packets", "rx_q0_bytes", "rx_q0_errors", "tx_q0_packets", "tx_q0_bytes"]
@@ -106,7 +106,7 @@ class TrexState:
         self.ports = [Port(i, PortTraffic(i, cfg)) for i in range(cfg.port_count)]
         self.sessions: dict[int, Session] = {}
         self.pg_ver: dict[int, int] = {}
-        self.pg_lat: dict[int, Any] = {}
+        self.pg_lat: dict[int, LatencyAcc] = {}
         self.next_key = 0
         self.uptime = time.strftime("%b %d %Y @ %H:%M:%S")
         self.trigger = False  # an event is queued: the PUB side should send "{}"
@@ -492,154 +492,51 @@ class TrexState:
         self.emit(EV_PORT_RESUMED, {"port_id": port.port_id})
         return {}
 
-    # -- statistics ----------------------------------------------------------------------
-    def _port_counters(self, port_id: int, now: float) -> dict:
-        port = self.ports[port_id]
-        peer = self.ports[port_id ^ 1]
-        for p in (port, peer):
-            p.traffic.advance_rates(now)
-        op, ob, _, _ = port.traffic.totals(port.traffic.visible(now))
-        _, _, ip, ib = peer.traffic.totals(peer.traffic.visible(now))
-        return {"ibytes": ib, "ierrors": 0, "ipackets": ip,
-                "m_cpu_util": f32(port.traffic.cpu.value),
-                "m_total_rx_bps": f32(peer.traffic.rx_bps.value),
-                "m_total_rx_pps": f32(peer.traffic.rx_pps.value),
-                "m_total_tx_bps": f32(port.traffic.tx_bps.value),
-                "m_total_tx_pps": f32(port.traffic.tx_pps.value),
-                "obytes": ob, "oerrors": 0, "opackets": op}
-
+    # -- statistics (computed in stats.py) ----------------------------------------------
     def rpc_get_port_stats(self, p: Params) -> dict:
-        return self._port_counters(self._port(p).port_id, self.clock())
+        return stats.port_counters(self.ports, self._port(p).port_id, self.clock())
 
     def rpc_get_port_xstats_values(self, p: Params) -> dict:
-        c = self._port_counters(self._port(p).port_id, self.clock())
-        values = [c["ipackets"], c["opackets"], c["ibytes"], c["obytes"], 0, 0, 0, 0,
-                  c["ipackets"], c["ibytes"], 0, c["opackets"], c["obytes"]]
-        return {"xstats_values": values}
-
-    def global_stats(self, now: float) -> dict:
-        ports = [self._port_counters(i, now) for i in range(len(self.ports))]
-
-        def total(key: str) -> Any:
-            return sum(c[key] for c in ports)
-
-        cpu = f32(max((c["m_cpu_util"] for c in ports), default=0.0))
-        zero_f = ("m_active_flows", "m_open_flows", "m_rx_cpu_util", "m_rx_drop_bps",
-                  "m_socket_util", "m_tx_cps", "m_tx_expected_bps", "m_tx_expected_cps",
-                  "m_tx_expected_pps", "m_cpu_util_raw")
-        zero_i = ("m_active_sockets", "m_total_alloc_error", "m_total_clients",
-                  "m_total_nat_active", "m_total_nat_learn_error", "m_total_nat_no_fid",
-                  "m_total_nat_open", "m_total_nat_syn_wait", "m_total_nat_time_out",
-                  "m_total_nat_time_out_wait_ack", "m_total_queue_drop", "m_total_queue_full",
-                  "m_total_servers")
-        out: dict[str, Any] = dict.fromkeys(zero_f, 0.0)
-        out.update(dict.fromkeys(zero_i, 0))
-        tx_pps = f32(total("m_total_tx_pps"))
-        out.update({"m_bw_per_core": f32(total("m_total_tx_bps") / 1e9), "m_cpu_util": cpu,
-                    "m_platform_factor": 1.0, "m_rx_bps": f32(total("m_total_rx_bps")),
-                    "m_rx_core_pps": f32(total("m_total_rx_pps")),
-                    "m_rx_pps": f32(total("m_total_rx_pps")),
-                    "m_total_rx_bytes": total("ibytes"), "m_total_rx_pkts": total("ipackets"),
-                    "m_total_tx_bytes": total("obytes"), "m_total_tx_pkts": total("opackets"),
-                    "m_tx_bps": f32(total("m_total_tx_bps")), "m_tx_pps": tx_pps})
-        return out
+        c = stats.port_counters(self.ports, self._port(p).port_id, self.clock())
+        return {"xstats_values": stats.xstats_values(c)}
 
     def rpc_get_global_stats(self, p: Params) -> dict:
-        return self.global_stats(self.clock())
+        return stats.global_stats(self.ports, self.clock())
 
     def trex_global(self) -> dict:
-        """The PUB `trex-global` snapshot, in the server's (unsorted) key order."""
-        now = self.clock()
-        g = self.global_stats(now)
-        data: dict[str, Any] = {"ts": {"value": int(now * TSC_HZ), "freq": TSC_HZ}}
-        for key in _PUB_GLOBAL_KEYS:
-            data[key] = g[key]
-        for i in range(len(self.ports)):
-            c = self._port_counters(i, now)
-            for key in _PUB_PORT_KEYS:
-                data[f"{key}-{i}"] = c[key]
-        data["template"] = [0] * 32
-        data["unknown"] = 0
-        return {"name": "trex-global", "type": 0, "data": data}
-
-    # -- flow stats and latency ----------------------------------------------------------
-    def _pg_streams(self, pg_id: int) -> list[tuple[Port, Stream]]:
-        return [(port, s) for port in self.ports for s in port.streams.values()
-                if s.pg_id == pg_id]
+        """The PUB `trex-global` snapshot."""
+        return stats.trex_global(self.ports, self.clock())
 
     def rpc_get_active_pgids(self, p: Params) -> dict:
-        flow, lat = set(), set()
-        for port in self.ports:
-            for s in port.streams.values():
-                if s.pg_id is not None:
-                    (lat if s.latency else flow).add(s.pg_id)
-        return {"ids": {"flow_stats": sorted(flow), "latency": sorted(lat)}}
+        return {"ids": stats.active_pgids(self.ports)}
 
     def rpc_get_pgid_stats(self, p: Params) -> dict:
         pgids = [g for g in p.get("pgids", "array") if isinstance(g, int)]
-        known = [g for g in pgids if g in self.pg_ver and self._pg_streams(g)]
+        known = [g for g in pgids if g in self.pg_ver and stats.pg_streams(self.ports, g)]
         if not known:
             return {"flow_stats": None, "latency": {"g": None}, "ver_id": None}
         now = self.clock()
-        flow, lat = {}, {"g": None}
+        flow: dict[str, Any] = {}
+        lat: dict[str, Any] = {"g": None}
         for g in known:
-            flow[str(g)] = self._flow_entry(g, now)
-            if any(s.latency for _, s in self._pg_streams(g)):
+            flow[str(g)] = stats.flow_entry(self.ports, g, now)
+            if any(s.latency for _, s in stats.pg_streams(self.ports, g)):
                 lat[str(g)] = self._latency_entry(g, now)
         return {"flow_stats": flow, "latency": lat,
                 "ver_id": {str(g): self.pg_ver[g] for g in known}}
 
-    def _flow_entry(self, pg_id: int, now: float) -> dict:
-        ports = [str(i) for i in range(len(self.ports))]
-        entry = {k: dict.fromkeys(ports, 0) for k in ("rb", "rp", "tb", "tp")}
-        entry.update({k: dict.fromkeys(ports, 0.0) for k in ("rbs", "rps", "tbs", "tps")})
-        for port, s in self._pg_streams(pg_id):
-            tr = port.traffic
-            counts = tr.visible(now)
-            tx, rx = counts.tx.get(s.key, 0), counts.rx.get(s.key, 0)
-            src, dst = str(port.port_id), str(port.port_id ^ 1)
-            entry["tp"][src] += tx
-            entry["tb"][src] += tx * s.frame_len
-            entry["rp"][dst] += rx
-            entry["rb"][dst] += rx * s.frame_len
-            seg = tr.current_segment(now)
-            if seg is not None and s.key in seg.tx_pps:
-                pps = seg.tx_pps[s.key]
-                entry["tps"][src] += round(pps, 2)
-                entry["tbs"][src] += round(pps * s.frame_len * 8, 2)
-                entry["rps"][dst] += round(pps * seg.fwd, 2)
-                entry["rbs"][dst] += round(pps * seg.fwd * s.frame_len * 8, 2)
-        return entry
-
     def _latency_entry(self, pg_id: int, now: float) -> dict:
-        from .traffic import LatencyAcc
-
+        sent, received, latency = stats.latency_sample(self.ports, pg_id, now,
+                                                       self.cfg.latency_us)
         acc = self.pg_lat.setdefault(pg_id, LatencyAcc())
-        received, latency = 0, self.cfg.latency_us
-        for port, s in self._pg_streams(pg_id):
-            received += port.traffic.visible(now).rx.get(s.key, 0)
-            seg = port.traffic.segments[-1] if port.traffic.segments else None
-            if seg is not None:
-                latency = max(latency, seg.latency_us)
         if received < acc.counted:  # counters of a new stream set: start over
             acc = self.pg_lat[pg_id] = LatencyAcc()
         acc.add(received - acc.counted, latency)
-        return acc.to_json()
-
-
-_PUB_GLOBAL_KEYS = (
-    "m_cpu_util", "m_cpu_util_raw", "m_bw_per_core", "m_rx_cpu_util", "m_rx_core_pps",
-    "m_platform_factor", "m_tx_bps", "m_rx_bps", "m_tx_pps", "m_rx_pps", "m_tx_cps",
-    "m_tx_expected_cps", "m_tx_expected_pps", "m_tx_expected_bps", "m_total_alloc_error",
-    "m_total_queue_full", "m_total_queue_drop", "m_rx_drop_bps", "m_active_flows",
-    "m_open_flows", "m_total_tx_pkts", "m_total_rx_pkts", "m_total_tx_bytes",
-    "m_total_rx_bytes", "m_total_clients", "m_total_servers", "m_active_sockets",
-    "m_socket_util", "m_total_nat_time_out", "m_total_nat_time_out_wait_ack",
-    "m_total_nat_no_fid", "m_total_nat_active", "m_total_nat_syn_wait", "m_total_nat_open",
-    "m_total_nat_learn_error")
-_PUB_PORT_KEYS = ("opackets", "obytes", "ipackets", "ibytes", "ierrors", "oerrors",
-                  "m_total_tx_bps", "m_total_tx_pps", "m_total_rx_bps", "m_total_rx_pps",
-                  "m_cpu_util")
+        entry = acc.to_json()
+        if sent > received:
+            # sequence-error counters; the recorded lossless run carried none at all
+            entry["er"] = {"drp": sent - received, "dup": 0, "ooo": 0, "sth": 0, "stl": 0}
+        return entry
 
 
 def _mac(port_id: int) -> str:

@@ -66,30 +66,19 @@ def _err(text: str) -> None:
 
 
 def load_desired(path: str) -> tuple[Any, int]:
-    """(desired model, 0) or (None, exit code) with the errors printed."""
+    """(desired model, 0) or (None, exit code) with the problems printed."""
     from vppcfg import config
 
     try:
-        with open(path, encoding="utf-8") as src:
-            text = src.read()
-    except OSError as err:
-        _err(f"cannot read {path}: {err.strerror}")
+        return config.load(path), EXIT_OK
+    except config.ConfigIOError as err:
+        _err(str(err))
         return None, EXIT_USAGE
-    try:
-        desired = config.load(text, path)
     except config.ConfigError as err:
-        for line in _error_lines(err):
-            print(line, file=sys.stderr)
-        _err(f"{path} is invalid; nothing was changed")
+        for problem in err.problems:
+            print(problem, file=sys.stderr)
+        _err(f"{path} is invalid ({len(err.problems)} problem(s)); nothing was changed")
         return None, EXIT_FAILED
-    return desired, EXIT_OK
-
-
-def _error_lines(err: Exception) -> list[str]:
-    errors = getattr(err, "errors", None)
-    if errors:
-        return [str(e) for e in errors]
-    return [str(err)]
 
 
 def run_apply(args: argparse.Namespace) -> int:

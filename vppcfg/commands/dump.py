@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from vppcfg.commands.common import add_vpp_options
-from vppcfg.model import Dataplane, FrozenDict, Interface
+from vppcfg.model import Dataplane, FrozenDict
 
 FOREIGN_HEADER = (
     "Present in VPP but not created by vppcfg: vppcfg leaves these alone.\n"
@@ -65,15 +65,13 @@ def render(live: Dataplane, fmt: str = "yaml") -> str:
     if fmt == "json":
         data = config.to_dict(owned)
         data["_foreign"] = sorted(live.foreign)
-        return json.dumps(data, indent=2, sort_keys=False) + "\n"
-    text = config.to_yaml(owned)
-    if not text.endswith("\n"):
-        text += "\n"
+        return json.dumps(data, indent=2) + "\n"
+    text = config.to_yaml(owned, annotate_foreign=True)
     if foreign is None:
         return text
     block = config.to_yaml(foreign)
     comment = "".join(f"# {line}\n" for line in FOREIGN_HEADER.splitlines())
-    comment += "".join(f"# {line}\n" if line else "#\n" for line in block.splitlines())
+    comment += "".join(f"#   {line}\n" if line else "#\n" for line in block.splitlines())
     return text + "\n" + comment
 
 
@@ -91,9 +89,13 @@ def split_foreign(live: Dataplane) -> tuple[Dataplane, Dataplane | None]:
         return live, None
     dropped = {k for k in live.foreign if not _referenced(live, k)}
     owned = _filter(live, lambda key: key not in dropped)
+    if not dropped:
+        return owned, None
     foreign = _filter(live, lambda key: key in dropped)
-    foreign = replace(foreign, sflow=live.sflow, foreign=frozenset())
-    return replace(owned, foreign=frozenset()), foreign
+    # The commented block shows only the foreign objects (default sflow: not repeated).
+    foreign = replace(foreign, sflow=type(live.sflow)(), foreign=frozenset())
+    # Foreign objects kept for consistency stay marked, for the annotation.
+    return replace(owned, foreign=live.foreign - frozenset(dropped)), foreign
 
 
 def _referenced(live: Dataplane, key: str) -> bool:
@@ -141,7 +143,3 @@ def _filter(live: Dataplane, keep: Any) -> Dataplane:
         bridge_domains=part("bridge_domains"),
         acls=part("acls"),
     )
-
-
-def is_phy(itf: Interface) -> bool:
-    return itf.kind.value == "phy"

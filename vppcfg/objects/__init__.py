@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 
 from vppcfg.objects import acl, address, bond, bridge, interface, l2xc, lcp, mpls, sflow, tap, vxlan
-from vppcfg.objects.base import Descriptor, RenderError, comment_text
+from vppcfg.objects.base import Descriptor, RenderContext, RenderError, comment_text
 from vppcfg.ops import Operation, VppContext
 
 # Registry order is only the tie-break among operations that are ready at the
@@ -50,12 +50,9 @@ def descriptor(obj: str) -> Descriptor:
         raise ValueError(f"unknown object type {obj!r}") from None
 
 
-def render_op(op: Operation, acl_indexes: acl.AclIndexes | None = None) -> list[str]:
+def render_op(op: Operation, rc: RenderContext | None = None) -> list[str]:
     """The VPP CLI lines of one operation."""
-    desc = descriptor(op.obj)
-    if isinstance(desc, acl.Acl | acl.InterfaceAcls):
-        return desc.render(op, acl_indexes)
-    return desc.render(op)
+    return descriptor(op.obj).render(op, rc if rc is not None else RenderContext())
 
 
 def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None = None) -> str:
@@ -65,7 +62,7 @@ def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None =
     CLI addresses ACLs by index); new ones get the index VPP will choose.
     """
     ops = list(ops)
-    indexes = acl.AclIndexes(dict(acl_indexes or {}))
+    rc = RenderContext(dict(acl_indexes or {}))
     lines: list[str] = []
     group: tuple[str, str] | None = None
     for op in ops:
@@ -74,7 +71,7 @@ def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None =
             lines.append(f"comment {{ {op.action} {op.obj} }}")
         if op.reason and op.action == "delete":  # a recreate's create repeats it
             lines.append(f"comment {{ {comment_text(op.key + ': ' + op.reason)} }}")
-        lines.extend(render_op(op, indexes))
+        lines.extend(render_op(op, rc))
     return "\n".join(lines) + "\n" if lines else ""
 
 

@@ -13,7 +13,17 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from vppcfg.model import AclTerm, Dataplane, PrefixList
-from vppcfg.objects.base import NONE_INDEX, Descriptor, Node, NodeContext, fd, field_of, ikey, token
+from vppcfg.objects.base import (
+    NONE_INDEX,
+    Descriptor,
+    Node,
+    NodeContext,
+    RenderContext,
+    fd,
+    field_of,
+    ikey,
+    token,
+)
 from vppcfg.ops import Operation, VppContext
 
 ACTIONS = {"deny": 0, "permit": 1, "permit+reflect": 2}
@@ -61,16 +71,15 @@ class Acl(Descriptor):
             yield Node(acl_key(acl.name), self.obj, fd(name=acl.name, rules=rules),
                        owner=acl_key(acl.name))
 
-    def render(self, op: Operation, indexes: AclIndexes | None = None) -> list[str]:
-        indexes = indexes if indexes is not None else AclIndexes()
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         name = op.params["name"]
         if op.action == "delete":
-            return [f"delete acl-plugin acl index {indexes.release(name)}"]
-        index = f"index {indexes.get(name)} " if op.action == "update" else ""
+            return [f"delete acl-plugin acl index {rc.release_acl(name)}"]
+        index = f"index {rc.acl_index(name)} " if op.action == "update" else ""
         rules = ", ".join(_rule_cli(rule) for rule in op.params["rules"])
         line = f"set acl-plugin acl {index}{rules} tag {token(name)}"
         if op.action == "create":
-            indexes.allocate(name)
+            rc.allocate_acl(name)
         return [line]
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
@@ -107,27 +116,6 @@ def find_acl(ctx: VppContext, name: str) -> int:
     raise KeyError(f"acls/{name}: no ACL with this tag in VPP")
 
 
-class AclIndexes:
-    """Predicts ACL indexes for CLI output: known ones, then lowest free."""
-
-    def __init__(self, known: dict[str, int] | None = None) -> None:
-        self.by_name = dict(known or {})
-
-    def get(self, name: str) -> int:
-        if name not in self.by_name:
-            raise KeyError(f"acls/{name}: index unknown")
-        return self.by_name[name]
-
-    def allocate(self, name: str) -> int:
-        used = set(self.by_name.values())
-        index = next(i for i in range(len(used) + 1) if i not in used)
-        self.by_name[name] = index
-        return index
-
-    def release(self, name: str) -> int:
-        return self.by_name.pop(name) if name in self.by_name else self.get(name)
-
-
 class InterfaceAcls(Descriptor):
     """The ordered input/output ACL lists of one interface."""
 
@@ -143,22 +131,21 @@ class InterfaceAcls(Descriptor):
                            fd(name=itf.name, input=acls.input, output=acls.output),
                            deps=deps, owner=key)
 
-    def render(self, op: Operation, indexes: AclIndexes | None = None) -> list[str]:
-        indexes = indexes if indexes is not None else AclIndexes()
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         name = token(op.params["name"])
         old = op.params if op.action == "delete" else op.params.get("previous", {})
         lines = []
         for direction in ("input", "output"):
             for acl in old.get(direction, ()):
                 lines.append(f"set acl-plugin interface {name} {direction} acl "
-                             f"{indexes.get(acl)} del")
+                             f"{rc.acl_index(acl)} del")
         if op.action != "delete":
             for direction in ("input", "output"):
                 if op.action == "update" and direction not in old:
                     continue
                 for acl in op.params[direction]:
                     lines.append(f"set acl-plugin interface {name} {direction} acl "
-                                 f"{indexes.get(acl)}")
+                                 f"{rc.acl_index(acl)}")
         return lines
 
     def execute(self, op: Operation, ctx: VppContext) -> None:

@@ -6,7 +6,7 @@ import ipaddress
 from collections.abc import Iterable
 
 from vppcfg.model import Dataplane
-from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, fd, ikey, token
+from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, RenderContext, fd, ikey, token
 from vppcfg.ops import Operation, VppContext
 
 
@@ -26,7 +26,7 @@ class Address(Descriptor):
         return (Claim(f"ip:{net.ip}"), Claim(f"net:{net.network}"),
                 Claim(f"role:{node.value['name']}", "l3"))
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         verb = "del " if op.action == "delete" else ""
         return [f"set interface ip address {verb}{token(op.params['name'])} "
                 f"{token(op.params['prefix'])}"]
@@ -49,7 +49,7 @@ class Unnumbered(Descriptor):
     def claims(self, node: Node) -> tuple[Claim, ...]:
         return (Claim(f"role:{node.value['name']}", "l3"),)
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         name = token(op.params["name"])
         if op.action == "delete":
             return [f"set interface unnumbered del {name}"]

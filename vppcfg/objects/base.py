@@ -42,6 +42,37 @@ def comment_text(text: str) -> str:
     return " ".join(_UNSAFE.sub(" ", text).split())
 
 
+class RenderContext:
+    """State while rendering one plan as CLI: commands said once, and ACL
+    indexes (the CLI addresses ACLs by index; VPP takes the lowest free one)."""
+
+    def __init__(self, acl_indexes: dict[str, int] | None = None) -> None:
+        self.acl_indexes = dict(acl_indexes or {})
+        self._said: set[str] = set()
+
+    def once(self, line: str) -> list[str]:
+        if line in self._said:
+            return []
+        self._said.add(line)
+        return [line]
+
+    def acl_index(self, name: str) -> int:
+        if name not in self.acl_indexes:
+            raise RenderError(f"acls/{name}: ACL index unknown")
+        return self.acl_indexes[name]
+
+    def allocate_acl(self, name: str) -> int:
+        used = set(self.acl_indexes.values())
+        index = next(i for i in range(len(used) + 1) if i not in used)
+        self.acl_indexes[name] = index
+        return index
+
+    def release_acl(self, name: str) -> int:
+        index = self.acl_index(name)
+        del self.acl_indexes[name]
+        return index
+
+
 @dataclass(frozen=True, slots=True)
 class Claim:
     """An exclusive use of a resource: a delete of a node holding ``resource``
@@ -88,7 +119,7 @@ class Descriptor:
         """Whether the operation needs nothing done (it still orders others)."""
         return False
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         return []
 
     def execute(self, op: Operation, ctx: VppContext) -> None:

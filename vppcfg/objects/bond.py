@@ -5,7 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from vppcfg.model import BondLoadBalance, BondMode, Dataplane
-from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, fd, field_of, ikey, token
+from vppcfg.objects.base import (
+    Claim,
+    Descriptor,
+    Node,
+    NodeContext,
+    RenderContext,
+    fd,
+    field_of,
+    ikey,
+    token,
+)
 from vppcfg.objects.interface import tag_cli, tag_created
 from vppcfg.ops import Operation, VppContext
 
@@ -37,7 +47,7 @@ class Bond(Descriptor):
             return "mode changed: bond is recreated"
         return "load-balance changed: bond is recreated"
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         p = op.params
         if op.action == "delete":
             return [f"delete bond {token(p['name'])}"]
@@ -91,7 +101,7 @@ class BondMember(Descriptor):
         member = node.value["member"]
         return (Claim(f"port:{member}"), Claim(f"role:{member}", "member"))
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         member = token(op.params["member"])
         if op.action == "delete":
             return [f"bond del {member}"]

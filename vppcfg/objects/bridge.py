@@ -5,7 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from vppcfg.model import Dataplane
-from vppcfg.objects.base import VPPCFG_TAG, Claim, Descriptor, Node, NodeContext, fd, ikey, token
+from vppcfg.objects.base import (
+    VPPCFG_TAG,
+    Claim,
+    Descriptor,
+    Node,
+    NodeContext,
+    RenderContext,
+    fd,
+    ikey,
+    token,
+)
 from vppcfg.ops import Operation, VppContext
 
 # Model setting -> (bridge_domain_add_del field, bridge_flags bit, CLI word)
@@ -37,7 +47,7 @@ class BridgeDomain(Descriptor):
                        mac_age=s.mac_age_minutes)
             yield Node(bd_key(bd.name), self.obj, value, owner=bd_key(bd.name))
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         p = op.params
         bd_id = int(p["bd_id"])
         if op.action == "delete":
@@ -99,7 +109,7 @@ class BridgeMember(Descriptor):
     def recreate_reason(self, old: Node, new: Node) -> str | None:
         return "tag rewrite changed: membership is redone"
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         name, pop = token(op.params["interface"]), int(op.params["pop"])
         if op.action == "delete":
             lines = [f"set interface l2 tag-rewrite {name} disable"] if pop else []
@@ -144,7 +154,7 @@ class BridgeBvi(Descriptor):
     def recreate_reason(self, old: Node, new: Node) -> str | None:
         return "BVI changed"
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         name = token(op.params["interface"])
         if op.action == "delete":
             return [f"set interface l3 {name}"]

@@ -14,6 +14,7 @@ from vppcfg.objects.base import (
     Descriptor,
     Node,
     NodeContext,
+    RenderContext,
     fd,
     field_of,
     ikey,
@@ -69,7 +70,7 @@ class Loopback(Descriptor):
     def recreate_reason(self, old: Node, new: Node) -> str | None:
         return "instance changed: loopback is recreated"
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         name = token(op.params["name"])
         if op.action == "delete":
             return [f"delete loopback interface intfc {name}"]
@@ -112,7 +113,7 @@ class SubInterface(Descriptor):
     def recreate_reason(self, old: Node, new: Node) -> str | None:
         return "encapsulation changed: sub-interface is recreated"
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         p = op.params
         if op.action == "delete":
             return [f"delete sub-interface {token(p['name'])}"]
@@ -168,7 +169,7 @@ class Mtu(Descriptor):
     def claims(self, node: Node) -> tuple[Claim, ...]:
         return _setting_claims(node)
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         name, mtu = token(op.params["name"]), int(op.params["value"])
         lines = [f"set interface mtu {mtu} {name}"] if op.params["hw"] else []
         lines.append(f"set interface mtu packet {mtu} {name}")
@@ -228,7 +229,7 @@ class State(Descriptor):
     def noop(self, op: Operation) -> bool:
         return op.action == "create" and op.params["value"] == "down"  # new interfaces are down
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         state = "up" if op.params["value"] == "up" else "down"
         return [f"set interface state {token(op.params['name'])} {state}"]
 
@@ -254,7 +255,7 @@ class Mac(Descriptor):
     def claims(self, node: Node) -> tuple[Claim, ...]:
         return _setting_claims(node)
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         return [f"set interface mac address {token(op.params['name'])} "
                 f"{token(op.params['value'])}"]
 

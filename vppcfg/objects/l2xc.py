@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from vppcfg.model import Dataplane
-from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, fd, ikey, token
+from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, RenderContext, fd, ikey, token
 from vppcfg.ops import Operation, VppContext
 
 
@@ -23,7 +23,7 @@ class L2xc(Descriptor):
         name = node.value["name"]
         return (Claim(f"port:{name}"), Claim(f"role:{name}", "l2"))
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         name = token(op.params["name"])
         if op.action == "delete":
             return [f"set interface l3 {name}"]

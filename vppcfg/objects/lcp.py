@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from vppcfg.model import Dataplane
-from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, fd, ikey, token
+from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, RenderContext, fd, ikey, token
 from vppcfg.ops import Operation, VppContext
 
 HOST_TAP = 0
@@ -32,7 +32,7 @@ class Lcp(Descriptor):
     def recreate_reason(self, old: Node, new: Node) -> str | None:
         return "host name changed: lcp pair is recreated"
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         name = token(op.params["name"])
         if op.action == "delete":
             return [f"lcp delete {name}"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from vppcfg.model import Dataplane
-from vppcfg.objects.base import Descriptor, Node, NodeContext, fd, ikey, token
+from vppcfg.objects.base import Descriptor, Node, NodeContext, RenderContext, fd, ikey, token
 from vppcfg.ops import Operation, VppContext
 
 NO_SUCH_TABLE = -3
@@ -21,11 +21,11 @@ class Mpls(Descriptor):
                 yield Node(f"{key}/mpls", self.obj, fd(name=itf.name), deps=(key,), owner=key,
                            holder=key)
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         name = token(op.params["name"])
         if op.action == "delete":
             return [f"set interface mpls {name} disable"]
-        return ["mpls table add 0", f"set interface mpls {name} enable"]
+        return [*rc.once("mpls table add 0"), f"set interface mpls {name} enable"]
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
         index = ctx.sw_if_index(op.params["name"])

@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from vppcfg.model import Dataplane
-from vppcfg.objects.base import Descriptor, Node, NodeContext, fd, field_of, ikey, token
+from vppcfg.objects.base import (
+    Descriptor,
+    Node,
+    NodeContext,
+    RenderContext,
+    fd,
+    field_of,
+    ikey,
+    token,
+)
 from vppcfg.ops import Operation, VppContext
 
 SETTERS = {
@@ -29,7 +38,7 @@ class SflowGlobal(Descriptor):
     def _fields(self, op: Operation) -> list[str]:
         return [name for name in SETTERS if name in op.params.get("previous", SETTERS)]
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         return [f"sflow {SETTERS[name][2]} {int(op.params[name])}" for name in self._fields(op)]
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
@@ -48,7 +57,7 @@ class SflowInterface(Descriptor):
                 yield Node(f"{key}/sflow", self.obj, fd(name=itf.name), deps=(key, "sflow"),
                            owner=key, holder=key)
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         off = " disable" if op.action == "delete" else ""
         return [f"sflow enable-disable {token(op.params['name'])}{off}"]
 

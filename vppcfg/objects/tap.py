@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from vppcfg.model import Dataplane
-from vppcfg.objects.base import Descriptor, Node, NodeContext, fd, field_of, ikey, token
+from vppcfg.objects.base import (
+    Descriptor,
+    Node,
+    NodeContext,
+    RenderContext,
+    fd,
+    field_of,
+    ikey,
+    token,
+)
 from vppcfg.objects.interface import tag_cli, tag_created
 from vppcfg.ops import Operation, VppContext
 
@@ -27,7 +36,7 @@ class Tap(Descriptor):
         fields = sorted(k for k, v in new.value.items() if old.value.get(k) != v)
         return f"{', '.join(fields)} changed: tap has no setter, it is recreated"
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         p = op.params
         if op.action == "delete":
             return [f"delete tap {token(p['name'])}"]

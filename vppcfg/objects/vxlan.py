@@ -5,7 +5,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from vppcfg.model import Dataplane
-from vppcfg.objects.base import NONE_INDEX, Descriptor, Node, NodeContext, fd, field_of, ikey, token
+from vppcfg.objects.base import (
+    NONE_INDEX,
+    Descriptor,
+    Node,
+    NodeContext,
+    RenderContext,
+    fd,
+    field_of,
+    ikey,
+    token,
+)
 from vppcfg.objects.interface import tag_cli, tag_created
 from vppcfg.ops import Operation, VppContext
 
@@ -22,7 +32,7 @@ class Vxlan(Descriptor):
     def recreate_reason(self, old: Node, new: Node) -> str | None:
         return "tunnel endpoints or vni changed: tunnel is recreated"
 
-    def render(self, op: Operation) -> list[str]:
+    def render(self, op: Operation, rc: RenderContext) -> list[str]:
         p = op.params
         base = f"create vxlan tunnel src {token(p['local'])} dst {token(p['remote'])}"
         if op.action == "delete":

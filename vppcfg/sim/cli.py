@@ -40,6 +40,12 @@ ERROR_TEXT = {
     -147: "Instance in use", -152: "Bridge domain already has a BVI interface",
 }
 
+# What l2_bd.c's "create bridge-domain" says instead of the API error text.
+BD_ERRORS = {
+    -120: "bridge domain in use - remove members",
+    -6: "bridge domain ID does not exist",
+    -121: "bridge domain 0 can not be modified",
+}
 SUB_NO_TAGS, SUB_ONE_TAG, SUB_TWO_TAGS, SUB_DOT1AD = 1, 2, 4, 8
 SUB_EXACT, SUB_DEFAULT, SUB_OUTER_ANY, SUB_INNER_ANY = 16, 32, 64, 128
 BOND_MODES = {"round-robin": 1, "active-backup": 2, "xor": 3, "broadcast": 4, "lacp": 5}
@@ -160,9 +166,14 @@ class SimCli:
         except KeyError:
             raise CliError(f"{path}: not supported by this simulator ({message})") from None
 
-    def call(self, path: str, message: str, **args: Any) -> dict[str, Any]:
+    def call(
+        self, path: str, message: str, errors: dict[int, str] | None = None, **args: Any
+    ) -> dict[str, Any]:
+        """The reply of a call; a failure raises the command's error (its own text if known)."""
         reply = self.ask(path, message, **args).reply or {}
         retval = reply.get("retval", 0)
+        if retval and errors and retval in errors:
+            raise CliError(f"{path}: {errors[retval]}")
         if retval:
             raise CliError(f"{path}: {ERROR_TEXT.get(retval, 'error')} ({retval})")
         return reply
@@ -545,7 +556,7 @@ def _create_bd(cli: SimCli, w: Words) -> str:
             is_add = False
         else:
             raise w.unknown(back=1)
-    cli.call(w.path, "bridge_domain_add_del_v2", bd_id=bd_id, is_add=is_add, **args)
+    cli.call(w.path, "bridge_domain_add_del_v2", BD_ERRORS, bd_id=bd_id, is_add=is_add, **args)
     return f"bridge-domain {bd_id}\n" if is_add else ""
 
 
@@ -799,8 +810,11 @@ def _set_acl(cli: SimCli, w: Words) -> str:
     if match:
         tag, text = match[1], text[: match.start()]
     rules = [_acl_rule(w.path, r.split()) for r in text.split(",") if r.strip()]
-    reply = cli.call(w.path, "acl_add_replace", acl_index=index, tag=tag, count=len(rules),
-                     r=rules)
+    try:
+        reply = cli.call(w.path, "acl_add_replace", acl_index=index, tag=tag, count=len(rules),
+                         r=rules)
+    except CliError:  # acl.c says no more than this
+        raise CliError(f"{w.path}: failed") from None
     return f"ACL index:{reply.get('acl_index', index)}\n"
 
 

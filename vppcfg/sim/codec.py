@@ -47,14 +47,14 @@ class ApiModule:
     first_msg_id: int = 0
 
 
-def _is_plugin(path: Path, name: str) -> bool:
-    return "plugins" in path.parts or name in PLUGIN_MODULES
-
-
 # Modules that VPP loads as plugins (each gets its own message-id block).
 PLUGIN_MODULES = frozenset(
     {"acl", "acl_types", "af_packet", "lacp", "lcp", "ping", "sflow", "tapv2", "vxlan"}
 )
+
+
+def _is_plugin(path: Path, name: str) -> bool:
+    return "plugins" in path.parts or name in PLUGIN_MODULES
 
 
 class ApiDefinitions:

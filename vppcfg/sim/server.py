@@ -172,16 +172,14 @@ class SimServer:
         if served is not None:
             return served(session, fields)
         args = {k: v for k, v in fields.items() if k not in HEADER_FIELDS}
-        with self.lock:
+        with self.lock:  # encoding too: an answer may share lists with the model's state
             response = self._ask_model(name, args)
-        try:
-            return self._encode_response(name, response, context)
-        except Exception:  # a model answer that does not fit the message definition
-            log.exception("%s: cannot encode the model's answer %r", name, response)
-            reply_name, _ = self.api.reply_names(name)
-            if not reply_name:
-                return []
-            return [self._encode(reply_name, {"retval": UNSPECIFIED}, context)]
+            try:
+                return self._encode_response(name, response, context)
+            except Exception:  # a model answer that does not fit the message definition
+                log.exception("%s: cannot encode the model's answer %r", name, response)
+        reply_name, _ = self.api.reply_names(name)
+        return [self._encode(reply_name, {"retval": UNSPECIFIED}, context)] if reply_name else []
 
     def _ask_model(self, name: str, args: dict[str, Any]) -> Response:
         try:

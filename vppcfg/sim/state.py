@@ -71,11 +71,22 @@ class SimBridgeDomain:
     arp_ufwd: bool = False
     mac_age: int = 0
     tag: str = ""
-    # (sw_if_index, shg) in VPP's order: BVI first, normal members, tunnels last
-    members: list[tuple[int, int]] = field(default_factory=list)
+    # ports: sw_if_index -> split-horizon group, each dict in join order
+    normal: dict[int, int] = field(default_factory=dict)
+    tunnels: dict[int, int] = field(default_factory=dict)  # flooded after the normal ports
     bvi: int = NONE_INDEX
+    bvi_shg: int = 0
     uu_fwd: int = NONE_INDEX
     uu_fwd_bit: bool = False
+
+    @property
+    def members(self) -> list[tuple[int, int]]:
+        """(sw_if_index, shg) in VPP's order: the BVI, normal ports, then tunnels."""
+        head = [(self.bvi, self.bvi_shg)] if self.bvi != NONE_INDEX else []
+        return head + list(self.normal.items()) + list(self.tunnels.items())
+
+    def has_members(self) -> bool:
+        return self.bvi != NONE_INDEX or bool(self.normal) or bool(self.tunnels)
 
 
 class _Pool:
@@ -134,7 +145,7 @@ class SimState:
     borrowers: dict[int, set[int]] = field(default_factory=dict)  # unnumbered lender -> borrowers
     _sw_pool: _Pool = field(default_factory=_Pool)
     _hw_pool: _Pool = field(default_factory=_Pool)
-    _bd_pool: list[int] = field(default_factory=list)  # bd_index slots in use (sorted)
+    _bd_pool: list[int] = field(default_factory=list)  # bd_index slots in use
 
     # -- interfaces -----------------------------------------------------------------
     def get(self, sw_if_index: int) -> SimInterface | None:

@@ -265,3 +265,4 @@ def _connect(api_socket: str, files: list[str], timeout: float, name: str) -> An
     except Exception as err:  # vpp_papi's own IOError subclasses
         raise VppNotRunning(f"cannot connect to VPP on {api_socket}: {err}") from err
     return client
+

@@ -127,10 +127,17 @@ def sw_interface_set_mac_address(state: SimState, args: dict[str, Any]) -> Respo
 
 
 def sw_interface_set_interface_name(state: SimState, args: dict[str, Any]) -> Response:
+    """VPP renames the hardware interface; sub names are derived from it, so they follow."""
     itf = state.get(args.get("sw_if_index", 0))
     if itf is None:
         return c.reply(c.INVALID_SW_IF_INDEX)
-    state.rename(itf, str(args.get("name", "")))
+    hw = state.hw_owner(itf)
+    name = str(args.get("name", ""))
+    if not name or state.names.get(name, hw.sw_if_index) != hw.sw_if_index:
+        return c.reply(c.INVALID_VALUE)  # unverified: VPP refuses a name in use
+    state.rename(hw, name)
+    for sub in state.subs.get(hw.sw_if_index, ()):
+        state.rename(state.interfaces[sub], f"{name}.{state.interfaces[sub].sub_id}")
     return c.reply()
 
 

@@ -90,7 +90,7 @@ def _bd_del(state: SimState, bd_id: int) -> int:
     bd = state.bridge_domains.get(bd_id)
     if bd is None:
         return c.NO_SUCH_ENTRY
-    if bd.members:
+    if bd.has_members():
         return c.BD_IN_USE
     if bd.uu_fwd != NONE_INDEX:
         state.l2_mode.pop(bd.uu_fwd, None)
@@ -152,7 +152,8 @@ def to_l3(state: SimState, sw_if_index: int) -> None:
     bd = state.bridge_domains.get(mode[1])
     if bd is None:
         return
-    bd.members = [m for m in bd.members if m[0] != sw_if_index]
+    bd.normal.pop(sw_if_index, None)
+    bd.tunnels.pop(sw_if_index, None)
     if bd.bvi == sw_if_index:
         bd.bvi = NONE_INDEX
     if bd.uu_fwd == sw_if_index:
@@ -171,16 +172,12 @@ def _join(state: SimState, bd: SimBridgeDomain, sw_if_index: int, port_type: int
         bd.uu_fwd = sw_if_index
         bd.uu_fwd_bit = True
         return
-    member = (sw_if_index, shg)
     if port_type == PORT_BVI:
-        bd.bvi = sw_if_index
-        bd.members.insert(0, member)
-        return
-    tunnels = sum(1 for sw, _ in bd.members if _is_tunnel(state, sw))
-    if _is_tunnel(state, sw_if_index):
-        bd.members.append(member)
+        bd.bvi, bd.bvi_shg = sw_if_index, shg
+    elif _is_tunnel(state, sw_if_index):
+        bd.tunnels[sw_if_index] = shg
     else:
-        bd.members.insert(len(bd.members) - tunnels, member)
+        bd.normal[sw_if_index] = shg
 
 
 def sw_interface_set_l2_bridge(state: SimState, args: dict[str, Any]) -> Response:

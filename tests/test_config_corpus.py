@@ -1,0 +1,75 @@
+"""The bad-input corpus: every file gives its expected exit code and messages,
+never a traceback, through the real `vppcfg check` command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+from vppcfg.cli import main
+from vppcfg.config.loader import MAX_BYTES
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+EXPECTATIONS = yaml.safe_load((CORPUS / "expectations.yaml").read_text(encoding="utf-8"))
+
+
+def run_check(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
+    code = main(["check", *args])
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def test_every_corpus_file_has_an_expectation() -> None:
+    files = {p.name for p in CORPUS.iterdir() if p.name != "expectations.yaml"}
+    assert files <= set(EXPECTATIONS), files - set(EXPECTATIONS)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTATIONS))
+def test_corpus_file(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    want = EXPECTATIONS[name]
+    code, output = run_check(capsys, str(CORPUS / name))
+    assert "Traceback" not in output
+    assert code == want["exit"], output
+    for fragment in want["expect"]:
+        assert fragment in output, f"{fragment!r} not in:\n{output}"
+    if "count" in want:
+        assert f"{want['count']} problem(s)" in output, output
+
+
+@pytest.mark.parametrize("name", sorted(n for n, w in EXPECTATIONS.items() if w["exit"] == 1))
+def test_corpus_file_as_json(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, output = run_check(capsys, "--format", "json", "-c", str(CORPUS / name))
+    result = json.loads(output)
+    assert code == 1 and result["valid"] is False and result["exit_code"] == 1
+    assert result["problems"], result
+    for problem in result["problems"]:
+        assert set(problem) == {"file", "line", "column", "path", "message"}
+        assert problem["message"]
+
+
+def test_ten_megabyte_file_is_refused_unread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    big = tmp_path / "big.yaml"
+    line = b"# " + b"x" * 98 + b"\n"
+    big.write_bytes(b"loopbacks:\n" + line * (10 * 1024 * 1024 // len(line)))
+    code, output = run_check(capsys, str(big))
+    assert code == 2
+    assert "limited to 4 MiB" in output and "Traceback" not in output
+    assert MAX_BYTES == 4 * 1024 * 1024
+
+
+def test_unreadable_file_is_an_io_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    locked = tmp_path / "locked.yaml"
+    locked.write_text("loopbacks: {}\n", encoding="utf-8")
+    locked.chmod(0)
+    try:
+        with open(locked, encoding="utf-8"):
+            pytest.skip("running with privileges that ignore file modes")
+    except PermissionError:
+        pass
+    code, output = run_check(capsys, str(locked))
+    assert code == 2 and "permission denied" in output

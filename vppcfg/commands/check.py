@@ -1,0 +1,82 @@
+"""`vppcfg check`: validate config files without touching VPP.
+
+Exit codes: 0 every file is valid, 1 a file is invalid, 2 usage or I/O error
+(missing file, a directory, not UTF-8, too big).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from vppcfg import config
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "check",
+        help="validate config files",
+        description="Check vppcfg config files: YAML, structure and semantic rules. "
+        "Every problem is reported as file:line:column: object.path: message.",
+    )
+    parser.add_argument("files", nargs="*", metavar="FILE", help="config file(s) to check")
+    parser.add_argument(
+        "-c", "--config", action="append", default=[], metavar="FILE", help="config file to check"
+    )
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default text)"
+    )
+    parser.set_defaults(func=run, parser=parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    files = [*args.config, *args.files]
+    if not files:
+        args.parser.print_usage(sys.stderr)
+        print("vppcfg check: error: give a config file (-c FILE or FILE)", file=sys.stderr)
+        return 2
+    results = [_check(path) for path in files]
+    if args.format == "json":
+        print(json.dumps(results if len(results) > 1 else results[0], indent=2))
+    else:
+        for result in results:
+            _print_text(result)
+    return max(result["exit_code"] for result in results)
+
+
+def _check(path: str) -> dict[str, Any]:
+    try:
+        dp = config.load(path)
+    except config.ConfigIOError as err:
+        return _result(path, 2, err.problems)
+    except config.ConfigError as err:
+        return _result(path, 1, err.problems)
+    summary = {
+        "interfaces": len(dp.interfaces),
+        "bridge_domains": len(dp.bridge_domains),
+        "acls": len(dp.acls),
+    }
+    return {**_result(path, 0, []), "summary": summary}
+
+
+def _result(path: str, code: int, problems: list[config.Problem]) -> dict[str, Any]:
+    return {
+        "file": path,
+        "valid": code == 0,
+        "exit_code": code,
+        "problems": [p.as_dict() for p in problems],
+    }
+
+
+def _print_text(result: dict[str, Any]) -> None:
+    if result["valid"]:
+        counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in result["summary"].items())
+        print(f"{result['file']}: valid ({counts})")
+        return
+    for problem in result["problems"]:
+        print(str(config.Problem(**problem)), file=sys.stderr)
+    count = len(result["problems"])
+    what = "cannot be read" if result["exit_code"] == 2 else f"is invalid: {count} problem(s)"
+    print(f"{result['file']}: {what}", file=sys.stderr)

@@ -1,0 +1,298 @@
+"""From structurally valid config data to the typed `Dataplane` model.
+
+Defaults are applied here (and only here); spellings are made canonical so
+that a config and a dump of the same VPP state compare equal. Where each
+object came from is kept in `Built.where` for the semantic rules' messages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from vppcfg.config import names, tables
+from vppcfg.config.problems import Path
+from vppcfg.model import (
+    Acl,
+    AclTerm,
+    Bond,
+    BondLoadBalance,
+    BondMode,
+    BridgeDomain,
+    BridgeSettings,
+    Dataplane,
+    Encapsulation,
+    FrozenDict,
+    Interface,
+    InterfaceAcls,
+    InterfaceKind,
+    PortRange,
+    PrefixList,
+    Sflow,
+    Tap,
+    TapHost,
+    VxlanTunnel,
+)
+
+LB_MODES = (BondMode.XOR, BondMode.LACP)
+FULL_PORTS = PortRange(0, 65535)
+FULL_ICMP = PortRange(0, 255)
+
+
+@dataclass
+class Built:
+    dataplane: Dataplane
+    raw: dict[str, Any]
+    # model key ("interfaces/loop0", "bonds/BondEthernet0", ...) -> config path
+    where: dict[str, Path] = field(default_factory=dict)
+
+
+def build(data: dict[str, Any]) -> Built:
+    where: dict[str, Path] = {}
+    interfaces: dict[str, Interface] = {}
+    for name, body in data.get("loopbacks", {}).items():
+        interfaces[name] = _interface(name, InterfaceKind.LOOPBACK, body)
+        where[f"interfaces/{name}"] = ("loopbacks", name)
+    for name, body in data.get("interfaces", {}).items():
+        kind = names.interface_kind(name)
+        if kind is InterfaceKind.LOOPBACK:
+            continue  # reported by the interface rules: loopbacks live under `loopbacks`
+        path = ("interfaces", name)
+        parent = _interface(name, kind, body)
+        interfaces[name] = parent
+        where[f"interfaces/{name}"] = path
+        for sub_id, sub_body in body.get("sub-interfaces", {}).items():
+            sub = _sub_interface(parent, sub_id, sub_body)
+            interfaces[sub.name] = sub
+            where[f"interfaces/{sub.name}"] = (*path, "sub-interfaces", sub_id)
+
+    bonds = _section(data, "bondethernets", "bonds", where, _bond)
+    vxlans = _section(data, "vxlan_tunnels", "vxlan_tunnels", where, _vxlan)
+    taps = _section(data, "taps", "taps", where, _tap)
+    # A bond, tunnel or tap not listed under `interfaces` still is an interface.
+    for section, objects, kind in (
+        ("bondethernets", bonds, InterfaceKind.BOND),
+        ("vxlan_tunnels", vxlans, InterfaceKind.VXLAN),
+        ("taps", taps, InterfaceKind.TAP),
+    ):
+        for name, obj in objects.items():
+            if name not in interfaces:
+                mtu = obj.host.mtu if isinstance(obj, Tap) else 1500
+                interfaces[name] = Interface(name=name, kind=kind, mtu=mtu)
+                where[f"interfaces/{name}"] = (section, name)
+    _tap_mtus(interfaces, taps, data)
+
+    dp = Dataplane(
+        interfaces=FrozenDict(sorted(interfaces.items())),
+        bonds=FrozenDict(bonds),
+        vxlan_tunnels=FrozenDict(vxlans),
+        taps=FrozenDict(taps),
+        bridge_domains=FrozenDict(
+            _section(data, "bridgedomains", "bridge_domains", where, _bridge)
+        ),
+        prefixlists=FrozenDict(_section(data, "prefixlists", "prefixlists", where, _prefixlist)),
+        acls=FrozenDict(_section(data, "acls", "acls", where, _acl)),
+        sflow=_sflow(data.get("sflow") or {}),
+    )
+    where["sflow"] = ("sflow",)
+    return Built(dp, data, where)
+
+
+def _section(
+    data: dict[str, Any], section: str, key: str, where: dict[str, Path], make: Any
+) -> dict:
+    out = {}
+    for name, body in data.get(section, {}).items():
+        out[name] = make(name, body)
+        where[f"{key}/{name}"] = (section, name)
+    return out
+
+
+def _tap_mtus(interfaces: dict[str, Interface], taps: dict[str, Tap], data: dict[str, Any]) -> None:
+    """A tap's interface MTU defaults to its host MTU (they must be equal)."""
+    listed = data.get("interfaces", {})
+    for name, tap in taps.items():
+        if name in listed and "mtu" not in listed[name]:
+            interfaces[name] = _replace(interfaces[name], mtu=tap.host.mtu)
+
+
+def _replace(iface: Interface, **changes: Any) -> Interface:
+    from dataclasses import replace
+
+    return replace(iface, **changes)
+
+
+def _common(body: dict[str, Any]) -> dict[str, Any]:
+    acls = body.get("acls", {})
+    return {
+        "description": body.get("description", ""),
+        "mtu": body.get("mtu", 1500),
+        "state": body.get("state", "up"),
+        "lcp": body.get("lcp"),
+        "addresses": tuple(sorted(names.ip_interface(a) for a in body.get("addresses", ()))),
+        "unnumbered": body.get("unnumbered"),
+        "l2xc": body.get("l2xc"),
+        "mpls": body.get("mpls", False),
+        "acls": InterfaceAcls(_names(acls.get("input")), _names(acls.get("output"))),
+    }
+
+
+def _names(value: str | list[str] | None) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    return (value,) if isinstance(value, str) else tuple(value)
+
+
+def _interface(name: str, kind: InterfaceKind | None, body: dict[str, Any]) -> Interface:
+    return Interface(
+        name=name,
+        kind=kind or InterfaceKind.PHY,
+        mac=names.mac(body["mac"]) if "mac" in body else None,
+        sflow=body.get("sflow", False),
+        device_type=body.get("device-type"),
+        **_common(body),
+    )
+
+
+def _sub_interface(parent: Interface, sub_id: int, body: dict[str, Any]) -> Interface:
+    fields = _common(body)
+    fields["mtu"] = body.get("mtu", parent.mtu)  # a sub follows its parent's MTU
+    encap = body.get("encapsulation")
+    if encap is None:
+        encapsulation = Encapsulation(dot1q=sub_id)
+    else:
+        # As in IPng's vppcfg: an explicit encapsulation is exact-match only if it says so.
+        encapsulation = Encapsulation(
+            dot1q=encap.get("dot1q", 0),
+            dot1ad=encap.get("dot1ad", 0),
+            inner_dot1q=encap.get("inner-dot1q", 0),
+            exact_match=encap.get("exact-match", False),
+        )
+    return Interface(
+        name=f"{parent.name}.{sub_id}",
+        kind=InterfaceKind.SUB,
+        parent=parent.name,
+        sub_id=sub_id,
+        encapsulation=encapsulation,
+        **fields,
+    )
+
+
+def _bond(name: str, body: dict[str, Any]) -> Bond:
+    mode = BondMode(body.get("mode", "lacp"))
+    balance = BondLoadBalance(body.get("load-balance", "l34")) if mode in LB_MODES else None
+    return Bond(
+        name=name,
+        instance=names.instance(name),
+        description=body.get("description", ""),
+        mode=mode,
+        load_balance=balance,
+        members=tuple(sorted(body.get("interfaces", ()))),
+        mac=names.mac(body["mac"]) if "mac" in body else None,
+    )
+
+
+def _vxlan(name: str, body: dict[str, Any]) -> VxlanTunnel:
+    return VxlanTunnel(
+        name=name,
+        instance=names.instance(name),
+        local=names.ip_address(body["local"]),
+        remote=names.ip_address(body["remote"]),
+        vni=body["vni"],
+        description=body.get("description", ""),
+    )
+
+
+def _tap(name: str, body: dict[str, Any]) -> Tap:
+    host = body["host"]
+    return Tap(
+        name=name,
+        instance=names.instance(name),
+        host=TapHost(
+            name=host["name"],
+            mac=names.mac(host["mac"]) if "mac" in host else None,
+            mtu=host.get("mtu", 1500),
+            bridge=host.get("bridge"),
+            namespace=host.get("namespace"),
+        ),
+        description=body.get("description", ""),
+        rx_ring_size=body.get("rx-ring-size", 256),
+        tx_ring_size=body.get("tx-ring-size", 256),
+    )
+
+
+_SETTINGS = {
+    "learn": "learn",
+    "unicast-flood": "unicast_flood",
+    "unknown-unicast-flood": "unknown_unicast_flood",
+    "unicast-forward": "unicast_forward",
+    "arp-termination": "arp_termination",
+    "arp-unicast-forward": "arp_unicast_forward",
+    "mac-age-minutes": "mac_age_minutes",
+}
+
+
+def _bridge(name: str, body: dict[str, Any]) -> BridgeDomain:
+    settings = body.get("settings", {})
+    return BridgeDomain(
+        name=name,
+        bd_id=names.instance(name),
+        description=body.get("description", ""),
+        mtu=body.get("mtu", 1500),
+        bvi=body.get("bvi"),
+        members=tuple(sorted(body.get("interfaces", ()))),
+        settings=BridgeSettings(**{_SETTINGS[k]: v for k, v in settings.items()}),
+    )
+
+
+def _prefixlist(name: str, body: dict[str, Any]) -> PrefixList:
+    return PrefixList(
+        name=name,
+        description=body.get("description", ""),
+        members=tuple(names.ip_prefix(m) for m in body.get("members", ())),
+    )
+
+
+def _endpoint(value: str | None) -> str | None:
+    if value is None or value == "any":
+        return None
+    return names.ip_prefix(value) or value
+
+
+def _range(value: Any, top: int, services: dict[str, int] | None = None) -> PortRange:
+    if value is None:
+        return PortRange(0, top)
+    first, last = tables.value_range(value, top, services) or (0, top)
+    return PortRange(first, last)
+
+
+def _term(body: dict[str, Any]) -> AclTerm:
+    return AclTerm(
+        action=body["action"],
+        description=body.get("description", ""),
+        family=body.get("family", "any"),
+        source=_endpoint(body.get("source")),
+        destination=_endpoint(body.get("destination")),
+        protocol=tables.protocol(body.get("protocol", 0)) or 0,
+        source_port=_range(body.get("source-port"), 65535, tables.SERVICES),
+        destination_port=_range(body.get("destination-port"), 65535, tables.SERVICES),
+        icmp_type=_range(body.get("icmp-type"), 255),
+        icmp_code=_range(body.get("icmp-code"), 255),
+    )
+
+
+def _acl(name: str, body: dict[str, Any]) -> Acl:
+    return Acl(
+        name=name,
+        description=body.get("description", ""),
+        terms=tuple(_term(t) for t in body.get("terms", ())),
+    )
+
+
+def _sflow(body: dict[str, Any]) -> Sflow:
+    default = Sflow()
+    return Sflow(
+        sampling_rate=body.get("sample-rate", default.sampling_rate),
+        polling_interval=body.get("polling-interval", default.polling_interval),
+        header_bytes=body.get("header-bytes", default.header_bytes),
+    )

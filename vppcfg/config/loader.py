@@ -1,0 +1,339 @@
+"""A safe YAML reader that keeps where every value came from.
+
+It builds plain Python data from the parser's event stream (not PyYAML's
+recursive composer) so that it can refuse, with a clear message and without
+running out of stack or time: duplicate keys, deep nesting, alias bombs,
+custom tags, several documents, files that are too big or not UTF-8.
+Scalars follow YAML 1.1 as PyYAML reads them (so existing files mean the same
+thing), except that ``12:34:56`` style base-60 numbers stay strings: a MAC
+address such as ``10:20:30:40:50:51`` must never turn into an integer.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path as FsPath
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import ScalarNode
+from yaml.resolver import BaseResolver, Resolver
+
+from vppcfg.config.problems import ConfigError, ConfigIOError, Path, Problem, index
+
+MAX_BYTES = 4 * 1024 * 1024  # a generous limit: 10,000 objects take well under 1 MiB
+MAX_DEPTH = 32  # the language nests at most 6 levels
+MAX_ALIAS_NODES = 1_000_000  # nodes reachable through aliases before we call it a bomb
+
+_ParserLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Resolver(BaseResolver):
+    """PyYAML's YAML 1.1 implicit types, minus base-60 ints and floats."""
+
+
+_SEXAGESIMAL = re.compile(r":[0-5]?[0-9]")
+for _first, _pairs in Resolver.yaml_implicit_resolvers.items():
+    for _tag, _regexp in _pairs:
+        if _tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
+            pattern = _regexp.pattern.replace("|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+", "")
+            pattern = pattern.replace("|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*", "")
+            _regexp = re.compile(pattern, re.X)
+        _Resolver.yaml_implicit_resolvers.setdefault(_first, []).append((_tag, _regexp))
+
+_RESOLVER = _Resolver()
+_CONSTRUCTOR = SafeConstructor()
+_BUILDERS = {
+    "tag:yaml.org,2002:str": lambda v: v,
+    "tag:yaml.org,2002:null": lambda v: None,
+    "tag:yaml.org,2002:bool": lambda v: _CONSTRUCTOR.construct_yaml_bool(_node("bool", v)),
+    "tag:yaml.org,2002:int": lambda v: _CONSTRUCTOR.construct_yaml_int(_node("int", v)),
+    "tag:yaml.org,2002:float": lambda v: _CONSTRUCTOR.construct_yaml_float(_node("float", v)),
+    # Dates and the like are not part of the language; keep the text.
+    "tag:yaml.org,2002:timestamp": lambda v: v,
+    "tag:yaml.org,2002:merge": lambda v: v,
+    "tag:yaml.org,2002:value": lambda v: v,
+}
+_MERGE = "<<"
+
+
+def _node(kind: str, value: str) -> ScalarNode:
+    return ScalarNode(f"tag:yaml.org,2002:{kind}", value)
+
+
+@dataclass
+class Document:
+    """Parsed data plus the 1-based (line, column) of every value and key."""
+
+    filename: str
+    data: Any
+    marks: dict[Path, tuple[int, int]] = field(default_factory=dict)
+
+    def mark(self, path: Path) -> tuple[int, int]:
+        """Where `path` is, or the nearest enclosing object that exists."""
+        path = tuple(path)
+        while path:
+            found = self.marks.get(path)
+            if found:
+                return found
+            path = path[:-1]
+        return self.marks.get((), (1, 1))
+
+
+class _Fail(Exception):
+    def __init__(self, mark: Any, message: str) -> None:
+        super().__init__(message)
+        self.mark = mark
+        self.message = message
+
+
+def read_text(path: str) -> str:
+    """Read a config file, turning every I/O problem into a ConfigIOError."""
+    fs = FsPath(path)
+
+    def fail(message: str) -> ConfigIOError:
+        return ConfigIOError([Problem(path, 0, 0, "", message)])
+
+    try:
+        if fs.is_dir():
+            return _raise(fail("is a directory, not a config file"))
+        with open(fs, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_BYTES:
+                return _raise(fail(_too_big(size)))
+            raw = handle.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise fail("no such file") from None
+    except PermissionError:
+        raise fail("permission denied") from None
+    except IsADirectoryError:
+        raise fail("is a directory, not a config file") from None
+    except OSError as err:
+        raise fail(f"cannot read: {err.strerror or err}") from None
+    if len(raw) > MAX_BYTES:
+        raise fail(_too_big(len(raw)))
+    return decode(raw, path)
+
+
+def _raise(err: Exception) -> str:
+    raise err
+
+
+def _too_big(size: int) -> str:
+    return f"file is {size} bytes; configs are limited to {MAX_BYTES // (1024 * 1024)} MiB"
+
+
+def decode(raw: bytes, filename: str) -> str:
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line = raw.count(b"\n", 0, err.start) + 1
+        column = err.start - (raw.rfind(b"\n", 0, err.start) + 1) + 1
+        byte = raw[err.start]
+        message = f"not valid UTF-8 (byte 0x{byte:02x}); save the file as UTF-8"
+        raise ConfigIOError([Problem(filename, line, column, "", message)]) from None
+
+
+def parse(text: str, filename: str) -> Document:
+    """Parse YAML text into a Document; raise ConfigError on any YAML problem."""
+    if len(text) > MAX_BYTES:
+        raise ConfigIOError([Problem(filename, 0, 0, "", _too_big(len(text.encode())))])
+    builder = _Builder(filename)
+    try:
+        for event in yaml.parse(text, Loader=_ParserLoader):
+            builder.feed(event)
+    except _Fail as err:
+        line, column = _pos(err.mark)
+        raise ConfigError([Problem(filename, line, column, "", err.message)]) from None
+    except yaml.MarkedYAMLError as err:
+        raise ConfigError([_syntax_problem(err, text, filename)]) from None
+    except yaml.YAMLError as err:  # unmarked reader errors (e.g. control characters)
+        raise ConfigError([Problem(filename, 0, 0, "", f"YAML error: {err}")]) from None
+    if builder.problems:
+        raise ConfigError(builder.problems)
+    return Document(filename, {} if builder.root is None else builder.root, builder.marks)
+
+
+def _pos(mark: Any) -> tuple[int, int]:
+    return (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+
+
+def _syntax_problem(err: yaml.MarkedYAMLError, text: str, filename: str) -> Problem:
+    mark = err.problem_mark or err.context_mark
+    line, column = _pos(mark)
+    if mark is not None and 0 <= mark.index < len(text) and text[mark.index] == "\t":
+        return Problem(filename, line, column, "", "tab character: YAML indentation uses spaces")
+    what = err.problem or "invalid YAML"
+    if err.context:
+        what = f"{err.context}, {what}"
+    return Problem(filename, line, column, "", f"YAML syntax error: {what}")
+
+
+@dataclass
+class _Frame:
+    container: Any  # dict or list
+    path: Path
+    anchor: str | None
+    size: int = 1
+    key: Any = None
+    key_mark: Any = None
+    have_key: bool = False
+    merges: list[Any] = field(default_factory=list)
+    key_lines: dict[Any, int] = field(default_factory=dict)
+
+
+class _Builder:
+    """Turns parser events into data, marks and problems, iteratively."""
+
+    def __init__(self, filename: str) -> None:
+        self.filename = filename
+        self.root: Any = None
+        self.marks: dict[Path, tuple[int, int]] = {(): (1, 1)}
+        self.problems: list[Problem] = []
+        self.stack: list[_Frame] = []
+        self.anchors: dict[str, tuple[Any, int]] = {}
+        self.expanded = 0
+        self.documents = 0
+        self.plain: dict[str, Any] = {}
+
+    def feed(self, event: yaml.Event) -> None:
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
+            self._value(self._scalar(event), event, 1)
+        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            self._start(event)
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            self._end()
+        elif kind is yaml.AliasEvent:
+            self._alias(event)
+        elif kind is yaml.DocumentStartEvent:
+            self.documents += 1
+            if self.documents > 1:
+                raise _Fail(event.start_mark, "only one YAML document per file (found '---')")
+
+    def _scalar(self, event: yaml.ScalarEvent) -> Any:
+        tag = event.tag
+        if tag in (None, "!"):
+            if not event.implicit[0]:  # quoted: always a string
+                return event.value
+            if event.value in self.plain:  # the same words recur (mtu: 9000, true, ...)
+                return self.plain[event.value]
+            tag = _RESOLVER.resolve(ScalarNode, event.value, (True, False))
+            value = self._construct(tag, event)
+            self.plain[event.value] = value
+            return value
+        return self._construct(tag, event)
+
+    def _construct(self, tag: str, event: yaml.ScalarEvent) -> Any:
+        build = _BUILDERS.get(tag)
+        if build is None:
+            raise _Fail(event.start_mark, f"unsupported YAML tag {tag!r}")
+        try:
+            return build(event.value)
+        except (ValueError, yaml.YAMLError):
+            raise _Fail(event.start_mark, f"{event.value!r} is not a valid {tag}") from None
+
+    def _start(self, event: yaml.NodeEvent) -> None:
+        if event.tag not in (None, "!") and event.tag not in (
+            "tag:yaml.org,2002:map",
+            "tag:yaml.org,2002:seq",
+        ):
+            raise _Fail(event.start_mark, f"unsupported YAML tag {event.tag!r}")
+        if len(self.stack) >= MAX_DEPTH:
+            raise _Fail(event.start_mark, f"nested deeper than {MAX_DEPTH} levels")
+        container: Any = {} if isinstance(event, yaml.MappingStartEvent) else []
+        path = self._value(container, event, 0)
+        self.stack.append(_Frame(container, path, event.anchor))
+
+    def _end(self) -> None:
+        frame = self.stack.pop()
+        if frame.merges:
+            self._merge(frame)
+        if frame.anchor:
+            self.anchors[frame.anchor] = (frame.container, frame.size)
+        if self.stack:
+            self.stack[-1].size += frame.size
+
+    def _alias(self, event: yaml.AliasEvent) -> None:
+        if event.anchor not in self.anchors:
+            raise _Fail(event.start_mark, f"alias *{event.anchor} refers to no complete anchor")
+        value, size = self.anchors[event.anchor]
+        self.expanded += size
+        if self.expanded > MAX_ALIAS_NODES:
+            raise _Fail(event.start_mark, "aliases expand to too many values (an alias bomb?)")
+        self._value(value, event, size)
+
+    def _value(self, value: Any, event: yaml.Event, size: int) -> Path:
+        """Attach a value (or a map key) to the container being built."""
+        mark = _pos(event.start_mark)
+        if not self.stack:
+            self.root = value
+            return ()
+        frame = self.stack[-1]
+        if isinstance(frame.container, list):
+            path = (*frame.path, index(len(frame.container)))
+            frame.container.append(value)
+            frame.size += size
+            self.marks[path] = mark
+            return path
+        if not frame.have_key:
+            self._key(frame, value, event)
+            return (*frame.path, value)
+        frame.have_key = False
+        key = frame.key
+        path = (*frame.path, key)
+        frame.size += size
+        if key == _MERGE and not isinstance(event, yaml.ScalarEvent):
+            frame.merges.append(value)
+            return path
+        if key in frame.container:
+            first = frame.key_lines[key]
+            self.problems.append(
+                Problem(
+                    self.filename,
+                    *_pos(frame.key_mark),
+                    _display(path),
+                    f"duplicate key {key!r} (first given on line {first})",
+                )
+            )
+            return (*path, "<duplicate>")
+        frame.container[key] = value
+        frame.key_lines[key] = frame.key_mark.line + 1
+        # Collections point at their key; scalar values at themselves.
+        self.marks[path] = (
+            _pos(frame.key_mark) if isinstance(value, dict | list) or value is None else mark
+        )
+        return path
+
+    def _key(self, frame: _Frame, value: Any, event: yaml.Event) -> None:
+        if isinstance(value, dict | list):
+            raise _Fail(event.start_mark, "map keys must be plain values, not maps or lists")
+        frame.key, frame.key_mark, frame.have_key = value, event.start_mark, True
+
+    def _merge(self, frame: _Frame) -> None:
+        """YAML 1.1 merge keys: `<<: *defaults` adds keys not given explicitly."""
+        sources: list[Any] = []
+        for value in frame.merges:
+            sources.extend(value if isinstance(value, list) else [value])
+        for source in sources:
+            if not isinstance(source, dict):
+                self.problems.append(
+                    Problem(
+                        self.filename,
+                        *self.marks.get(frame.path, (0, 0)),
+                        _display(frame.path),
+                        "'<<' merges only maps",
+                    )
+                )
+                continue
+            for key, value in source.items():
+                frame.container.setdefault(key, value)
+
+
+def _display(path: Path) -> str:
+    from vppcfg.config.problems import format_path
+
+    return format_path(path)

@@ -1,0 +1,158 @@
+"""Name patterns and canonical spellings shared by the schema and the rules.
+
+Every pattern is anchored at both ends (``fullmatch``): a name that merely
+starts like a valid one (``loop1x``) is not one. No name may carry
+whitespace, quotes, ``;`` or control characters, because names end up in
+VPP CLI text.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import socket
+from functools import lru_cache
+
+from vppcfg.model import InterfaceKind
+
+# Names VPP gives to ports it did not create from a config: DPDK
+# (GigabitEthernet3/0/0, TenGigabitEthernet3b/0/1, HundredGigabitEthernet12/0/1,
+# VirtualFunctionEthernet...), af_packet (host-eth0), virtio, avf, rdma,
+# vmxnet3, af_xdp.
+_ETH_SPEED = (
+    "|Two|TwoDotFive|Five|Ten|TwentyFive|Forty|Fifty|Hundred|TwoHundred|FourHundred|EightHundred"
+)
+_PCI = r"[0-9a-f]{1,4}(?:/[0-9a-f]{1,4}){2,3}"
+_LINUX = r"[A-Za-z0-9_][A-Za-z0-9_-]{0,14}"
+PHY_RE = re.compile(
+    rf"(?:(?:{_ETH_SPEED})GigabitEthernet|VirtualFunctionEthernet|Ethernet){_PCI}"
+    rf"|host-{_LINUX}"
+    rf"|(?:virtio|avf|vmxnet3)-{_PCI}"
+    rf"|(?:rdma|af_xdp)-{_LINUX}"
+)
+LOOPBACK_RE = re.compile(r"loop(0|[1-9][0-9]{0,3})")
+BOND_RE = re.compile(r"BondEthernet(0|[1-9][0-9]{0,9})")
+VXLAN_RE = re.compile(r"vxlan_tunnel(0|[1-9][0-9]{0,9})")
+TAP_RE = re.compile(r"tap(0|[1-9][0-9]{0,3})")
+BRIDGE_RE = re.compile(r"bd(0|[1-9][0-9]{0,7})")
+# Linux interface names for lcp and tap hosts (dots allowed: `e0.100`).
+LINUX_IFNAME_RE = re.compile(r"[a-z][a-z0-9._-]*")
+LINUX_NAME_RE = re.compile(r"[a-z][a-z0-9_-]*")
+LIST_NAME_RE = re.compile(r"[a-z][a-z0-9-]*")
+
+LIMITS = {
+    # instance number ranges, inclusive, as documented in docs/config-guide.md
+    "loop": (0, 4095),
+    "BondEthernet": (0, 4294967294),
+    "vxlan_tunnel": (0, 2147483647),
+    "tap": (0, 1024),
+    "bd": (1, 16777215),
+}
+
+
+def instance(name: str) -> int:
+    """The trailing number of loopN / BondEthernetN / vxlan_tunnelN / tapN / bdN."""
+    digits = re.search(r"[0-9]+$", name)
+    return int(digits.group()) if digits else -1
+
+
+def interface_kind(name: str) -> InterfaceKind | None:
+    """What an `interfaces` key names, by its spelling (None: not an interface name)."""
+    if BOND_RE.fullmatch(name):
+        return InterfaceKind.BOND
+    if VXLAN_RE.fullmatch(name):
+        return InterfaceKind.VXLAN
+    if TAP_RE.fullmatch(name):
+        return InterfaceKind.TAP
+    if LOOPBACK_RE.fullmatch(name):
+        return InterfaceKind.LOOPBACK
+    if PHY_RE.fullmatch(name):
+        return InterfaceKind.PHY
+    return None
+
+
+_MAC_RES = (
+    re.compile(
+        r"([0-9a-f]{2})([-:]?)([0-9a-f]{2})\2([0-9a-f]{2})\2([0-9a-f]{2})\2([0-9a-f]{2})\2([0-9a-f]{2})"
+    ),
+    re.compile(r"([0-9a-f]{4})([-.:]?)([0-9a-f]{4})\2([0-9a-f]{4})"),
+)
+
+
+def mac(text: str) -> str | None:
+    """`aa:bb:cc:dd:ee:ff` for any usual spelling (`AA-BB-..`, `aabb.ccdd.eeff`), else None."""
+    if not isinstance(text, str):
+        return None
+    low = text.lower()
+    for regex in _MAC_RES:
+        found = regex.fullmatch(low)
+        if found:
+            digits = "".join(g for g in found.groups() if g not in ("", "-", ":", "."))
+            return ":".join(digits[i : i + 2] for i in range(0, 12, 2))
+    return None
+
+
+def mac_is_unicast(canonical: str) -> bool:
+    return not int(canonical[:2], 16) & 1 and canonical != "00:00:00:00:00:00"
+
+
+def ip_interface(text: object) -> str | None:
+    """`192.0.2.1/24` style (address with prefix length) in canonical spelling, or None."""
+    if not isinstance(text, str) or "/" not in text or text != text.strip() or "%" in text:
+        return None
+    info = interface_info(text)
+    return info[0] if info else None
+
+
+_V4_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+_V4_FAST = re.compile(rf"({_V4_OCTET}(?:\.{_V4_OCTET}){{3}})/(3[0-2]|[12]?[0-9])")
+_V6_FAST = re.compile(r"([0-9a-fA-F:]+)/(12[0-8]|1[01][0-9]|[1-9]?[0-9])")
+
+
+@lru_cache(maxsize=1 << 16)
+def interface_info(text: str) -> tuple[str, int, int, int, int] | None:
+    """(canonical, version, network as int, broadcast as int, prefix length) of an
+    `address/len`, or None. Memoised, with a fast path for the plain spellings:
+    the schema, the builder and the address rules all need it, and parsing
+    address text is the slowest step of checking a large config."""
+    fast = _V4_FAST.fullmatch(text)
+    if fast:
+        value = int.from_bytes(socket.inet_aton(fast[1]), "big")
+        return _info(text, 4, value, int(fast[2]), 32)
+    fast = _V6_FAST.fullmatch(text)
+    if fast:
+        try:
+            value = int.from_bytes(socket.inet_pton(socket.AF_INET6, fast[1]), "big")
+        except OSError:
+            return None
+        canonical = f"{ipaddress.IPv6Address(value)}/{int(fast[2])}"
+        return _info(canonical, 6, value, int(fast[2]), 128)
+    try:
+        iface = ipaddress.ip_interface(text)
+    except ValueError:
+        return None
+    return _info(str(iface), iface.version, int(iface.ip), iface.network.prefixlen, iface.max_prefixlen)
+
+
+def _info(canonical: str, version: int, value: int, length: int, bits: int):
+    host = (1 << (bits - length)) - 1
+    return (canonical, version, value & ~host, (value & ~host) | host, length)
+
+
+def ip_address(text: object) -> str | None:
+    """A bare address (no prefix length) in canonical spelling, or None."""
+    if not isinstance(text, str) or "/" in text or text != text.strip() or "%" in text:
+        return None
+    try:
+        return str(ipaddress.ip_address(text))
+    except ValueError:
+        return None
+
+
+def ip_prefix(text: object) -> str | None:
+    """An address (as /32 or /128) or address/len, canonical; host bits are kept."""
+    if not isinstance(text, str):
+        return None
+    return ip_interface(text) or (
+        f"{addr}/{ipaddress.ip_address(addr).max_prefixlen}" if (addr := ip_address(text)) else None
+    )

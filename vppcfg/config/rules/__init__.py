@@ -1,0 +1,97 @@
+"""Semantic rules: what a running VPP needs for a config to be applied safely.
+
+One module per object type; each has `check(ctx)`. The `Context` indexes the
+model once (who is in which bridge, bond or cross-connect, the sub-interfaces
+of each parent, ...) so every rule is a lookup and the whole run is linear in
+the size of the config.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from vppcfg.config.build import Built
+from vppcfg.config.loader import Document
+from vppcfg.config.problems import Path, Problem, format_path
+from vppcfg.model import Interface, InterfaceKind
+
+
+class Context:
+    def __init__(self, built: Built, doc: Document) -> None:
+        self.dp = built.dataplane
+        self.raw = built.raw
+        self.where = built.where
+        self.doc = doc
+        self.problems: list[Problem] = []
+        self.ifaces = self.dp.interfaces
+        self.subs: dict[str, list[Interface]] = defaultdict(list)
+        for iface in self.ifaces.values():
+            if iface.parent:
+                self.subs[iface.parent].append(iface)
+        self.bridge_of: dict[str, str] = {}
+        self.bvi_of: dict[str, str] = {}
+        for bridge in self.dp.bridge_domains.values():
+            for member in bridge.members:
+                self.bridge_of.setdefault(member, bridge.name)
+            if bridge.bvi:
+                self.bvi_of.setdefault(bridge.bvi, bridge.name)
+        self.bond_of: dict[str, str] = {}
+        for bond in self.dp.bonds.values():
+            for member in bond.members:
+                self.bond_of.setdefault(member, bond.name)
+        self.xc_targets: dict[str, list[str]] = defaultdict(list)
+        for iface in self.ifaces.values():
+            if iface.l2xc:
+                self.xc_targets[iface.l2xc].append(iface.name)
+        self.lcp_owners: dict[str, list[str]] = defaultdict(list)
+        for iface in self.ifaces.values():
+            if iface.lcp:
+                self.lcp_owners[iface.lcp].append(f"interfaces/{iface.name}")
+        for tap in self.dp.taps.values():
+            self.lcp_owners[tap.host.name].append(f"taps/{tap.name}")
+
+    def is_l2(self, name: str) -> bool:
+        iface = self.ifaces.get(name)
+        return name in self.bridge_of or name in self.xc_targets or bool(iface and iface.l2xc)
+
+    def path(self, key: str, *fields: Any) -> Path:
+        return (*self.where.get(key, ()), *fields)
+
+    def report(self, key: str, fields: tuple[Any, ...] | str, message: str) -> None:
+        """A problem with the object `key` ("interfaces/loop0"), at one of its fields."""
+        if isinstance(fields, str):
+            fields = (fields,) if fields else ()
+        path = self.path(key, *fields)
+        line, column = self.doc.mark(path)
+        self.problems.append(Problem(self.doc.filename, line, column, format_path(path), message))
+
+    def raw_of(self, key: str) -> dict[str, Any]:
+        node: Any = self.raw
+        for part in self.where.get(key, ()):
+            node = node.get(part, {}) if isinstance(node, dict) else {}
+        return node if isinstance(node, dict) else {}
+
+    def label(self, name: str) -> str:
+        iface = self.ifaces.get(name)
+        kind = "sub-interface" if iface and iface.kind is InterfaceKind.SUB else "interface"
+        return f"{kind} {name}"
+
+
+def run(built: Built, doc: Document) -> list[Problem]:
+    from vppcfg.config.rules import (
+        acls,
+        addresses,
+        bonds,
+        bridges,
+        interfaces,
+        l2xc,
+        lcp,
+        taps,
+        vxlan,
+    )
+
+    ctx = Context(built, doc)
+    for module in (interfaces, addresses, lcp, l2xc, bonds, bridges, vxlan, taps, acls):
+        module.check(ctx)
+    return sorted(set(ctx.problems), key=lambda p: (p.line, p.column, p.path, p.message))

@@ -1,0 +1,55 @@
+"""Bonds (bondethernets): members are otherwise unconfigured PHYs of the bond's MTU."""
+
+from __future__ import annotations
+
+from vppcfg.config import names
+from vppcfg.config.problems import index
+from vppcfg.config.rules import Context
+from vppcfg.model import BondMode, InterfaceKind
+
+
+def check(ctx: Context) -> None:
+    for bond in ctx.dp.bonds.values():
+        key = f"bonds/{bond.name}"
+        raw = ctx.raw_of(key)
+        if "load-balance" in raw and bond.mode not in (BondMode.XOR, BondMode.LACP):
+            ctx.report(
+                key,
+                "load-balance",
+                f"load-balance applies only to xor and lacp, not {bond.mode.value}",
+            )
+        if bond.mac and not names.mac_is_unicast(bond.mac):
+            ctx.report(key, "mac", f"MAC {bond.mac} is not a unicast address")
+        iface = ctx.ifaces.get(bond.name)
+        for i, member in enumerate(raw.get("interfaces", ())):
+            _member(ctx, key, ("interfaces", index(i)), bond.name, member, iface.mtu if iface else 1500)
+
+
+def _member(ctx: Context, key: str, field: tuple, bond: str, name: str, mtu: int) -> None:
+    member = ctx.ifaces.get(name)
+    if member is None:
+        ctx.report(key, field, f"member {name} is not configured under 'interfaces'")
+        return
+    if member.kind is not InterfaceKind.PHY:
+        ctx.report(key, field, f"member {name} is not a PHY")
+        return
+    if ctx.bond_of.get(name) != bond:
+        ctx.report(key, field, f"member {name} is already a member of {ctx.bond_of[name]}")
+        return
+    problems = []
+    if member.addresses:
+        problems.append("addresses")
+    if member.lcp:
+        problems.append("an lcp")
+    if ctx.subs.get(name):
+        problems.append("sub-interfaces")
+    if member.unnumbered:
+        problems.append("unnumbered")
+    if member.l2xc or name in ctx.xc_targets:
+        problems.append("an l2xc")
+    if name in ctx.bridge_of:
+        problems.append(f"bridge {ctx.bridge_of[name]}")
+    if problems:
+        ctx.report(key, field, f"member {name} cannot have {', '.join(problems)}")
+    if member.mtu != mtu:
+        ctx.report(key, field, f"member {name} has MTU {member.mtu}, the bond has {mtu}")

@@ -1,0 +1,216 @@
+"""Rules for interfaces, sub-interfaces and loopbacks (their L2/L3 role, MTU,
+state, encapsulation and unnumbered use)."""
+
+from __future__ import annotations
+
+from vppcfg.config import names
+from vppcfg.config.rules import Context
+from vppcfg.model import Interface, InterfaceKind
+
+_DECLARED_IN = {
+    InterfaceKind.BOND: ("bonds", "bondethernets"),
+    InterfaceKind.VXLAN: ("vxlan_tunnels", "vxlan_tunnels"),
+    InterfaceKind.TAP: ("taps", "taps"),
+}
+_CAN_HAVE_SUBS = (InterfaceKind.PHY, InterfaceKind.BOND, InterfaceKind.VXLAN)
+
+
+def check(ctx: Context) -> None:
+    for name in ctx.raw.get("interfaces", {}):
+        if names.interface_kind(name) is InterfaceKind.LOOPBACK:
+            ctx.problems.append(_misplaced(ctx, name))
+    for iface in ctx.ifaces.values():
+        key = f"interfaces/{iface.name}"
+        _declared(ctx, key, iface)
+        _kind_fields(ctx, key, iface)
+        _layer(ctx, key, iface)
+        _unnumbered(ctx, key, iface)
+        _acls(ctx, key, iface)
+        if iface.is_sub:
+            _sub(ctx, key, iface)
+    check_encapsulations(ctx)
+
+
+def _misplaced(ctx: Context, name: str):
+    from vppcfg.config.problems import Problem
+
+    path = ("interfaces", name)
+    line, column = ctx.doc.mark(path)
+    return Problem(
+        ctx.doc.filename,
+        line,
+        column,
+        f"interfaces.{name}",
+        "a loopback is configured under 'loopbacks', not 'interfaces'",
+    )
+
+
+def _declared(ctx: Context, key: str, iface: Interface) -> None:
+    if iface.kind not in _DECLARED_IN:
+        return
+    collection, section = _DECLARED_IN[iface.kind]
+    if iface.name not in getattr(ctx.dp, collection):
+        ctx.report(key, "", f"{iface.name} is not declared in '{section}'")
+
+
+def _kind_fields(ctx: Context, key: str, iface: Interface) -> None:
+    """Fields that only some kinds of interface may have."""
+    kind = iface.kind
+    if iface.mac is not None:
+        if kind in (InterfaceKind.BOND, InterfaceKind.VXLAN, InterfaceKind.TAP):
+            where = (
+                "set the bond's MAC under 'bondethernets'"
+                if kind is InterfaceKind.BOND
+                else ("it is chosen by VPP")
+            )
+            ctx.report(key, "mac", f"a {kind.value} interface cannot set its MAC here: {where}")
+        elif not names.mac_is_unicast(iface.mac):
+            ctx.report(key, "mac", f"MAC {iface.mac} is not a unicast address")
+    if iface.device_type and kind is not InterfaceKind.PHY:
+        ctx.report(key, "device-type", "only a PHY can have a device-type")
+    if iface.sflow and kind is not InterfaceKind.PHY:
+        ctx.report(key, "sflow", "sFlow can only be enabled on a PHY")
+    if kind is InterfaceKind.TAP:
+        _tap_interface(ctx, key, iface)
+    if ctx.subs.get(iface.name) and kind not in _CAN_HAVE_SUBS:
+        ctx.report(key, "sub-interfaces", f"a {kind.value} interface cannot have sub-interfaces")
+
+
+def _tap_interface(ctx: Context, key: str, iface: Interface) -> None:
+    tap = ctx.dp.taps.get(iface.name)
+    if iface.addresses:
+        ctx.report(key, "addresses", "a tap cannot have addresses")
+    if iface.lcp:
+        ctx.report(key, "lcp", "a tap cannot have an lcp")
+    if tap and tap.host.mtu != iface.mtu:
+        ctx.report(key, "mtu", f"MTU {iface.mtu} must equal the tap's host MTU {tap.host.mtu}")
+
+
+def _layer(ctx: Context, key: str, iface: Interface) -> None:
+    """An L2 interface (bridge member, l2xc source or target) has no L3 settings."""
+    if not ctx.is_l2(iface.name):
+        return
+    role = _l2_role(ctx, iface.name)
+    if iface.addresses:
+        ctx.report(key, "addresses", f"is {role}, so it cannot have addresses")
+    if iface.lcp:
+        ctx.report(key, "lcp", f"is {role}, so it cannot have an lcp")
+    if iface.unnumbered:
+        ctx.report(key, "unnumbered", f"is {role}, so it cannot be unnumbered")
+    if iface.mpls:
+        ctx.report(key, "mpls", f"is {role}, so it cannot have mpls")
+
+
+def _l2_role(ctx: Context, name: str) -> str:
+    if name in ctx.bridge_of:
+        return f"a member of bridge {ctx.bridge_of[name]}"
+    if ctx.ifaces[name].l2xc:
+        return "an l2xc source"
+    return f"the l2xc target of {ctx.xc_targets[name][0]}"
+
+
+def _unnumbered(ctx: Context, key: str, iface: Interface) -> None:
+    target = iface.unnumbered
+    if not target:
+        return
+    if iface.addresses:
+        ctx.report(key, "addresses", "an unnumbered interface cannot also have addresses")
+    if target == iface.name:
+        ctx.report(key, "unnumbered", "cannot be unnumbered to itself")
+        return
+    other = ctx.ifaces.get(target)
+    if other is None:
+        ctx.report(key, "unnumbered", f"unnumbered target {target} does not exist")
+        return
+    if other.unnumbered:
+        ctx.report(key, "unnumbered", f"unnumbered target {target} is itself unnumbered")
+    if ctx.is_l2(target):
+        ctx.report(key, "unnumbered", f"unnumbered target {target} is in L2 mode")
+    if target in ctx.bond_of:
+        ctx.report(key, "unnumbered", f"unnumbered target {target} is a bond member")
+
+
+def _acls(ctx: Context, key: str, iface: Interface) -> None:
+    for direction, refs in (("input", iface.acls.input), ("output", iface.acls.output)):
+        seen: set[str] = set()
+        for acl in refs:
+            if acl not in ctx.dp.acls:
+                ctx.report(key, ("acls", direction), f"ACL {acl} does not exist")
+            if acl in seen:
+                ctx.report(key, ("acls", direction), f"ACL {acl} is listed twice")
+            seen.add(acl)
+
+
+def _sub(ctx: Context, key: str, sub: Interface) -> None:
+    parent = ctx.ifaces[sub.parent]
+    encap = sub.encapsulation
+    if sub.state == "up" and parent.state == "down":
+        ctx.report(key, "state", f"cannot be up while its parent {parent.name} is down")
+    if sub.mtu > parent.mtu:
+        ctx.report(
+            key, "mtu", f"MTU {sub.mtu} is higher than parent {parent.name} MTU {parent.mtu}"
+        )
+    if encap.dot1q and encap.dot1ad:
+        ctx.report(key, "encapsulation", "give dot1q or dot1ad, not both")
+    elif not encap.outer:
+        ctx.report(key, "encapsulation", "needs an outer tag: dot1q or dot1ad")
+    middle = _middle(ctx, sub)
+    if encap.inner_dot1q and middle and sub.mtu > middle.mtu:
+        ctx.report(
+            key,
+            "mtu",
+            f"MTU {sub.mtu} is higher than {middle.name} MTU {middle.mtu} (its outer tag)",
+        )
+    l3 = sub.lcp or sub.addresses or sub.unnumbered
+    if l3 and not encap.exact_match:
+        what = "an lcp" if sub.lcp else "addresses" if sub.addresses else "unnumbered"
+        ctx.report(key, "encapsulation", f"has {what}, so its encapsulation must be exact-match")
+    if sub.lcp:
+        _sub_lcp(ctx, key, sub, parent, middle)
+
+
+def _middle(ctx: Context, sub: Interface) -> Interface | None:
+    """For QinQ/QinAD: the single-tagged sibling carrying the same outer tag."""
+    encap = sub.encapsulation
+    if not encap.inner_dot1q:
+        return None
+    for sibling in ctx.subs[sub.parent]:
+        other = sibling.encapsulation
+        if not other.inner_dot1q and (other.dot1q, other.dot1ad) == (encap.dot1q, encap.dot1ad):
+            return sibling
+    return None
+
+
+def _sub_lcp(
+    ctx: Context, key: str, sub: Interface, parent: Interface, middle: Interface | None
+) -> None:
+    if not parent.lcp:
+        ctx.report(key, "lcp", f"lcp {sub.lcp} needs parent {parent.name} to have an lcp too")
+    if sub.encapsulation.inner_dot1q:
+        if middle is None:
+            tag = "dot1q" if sub.encapsulation.dot1q else "dot1ad"
+            ctx.report(
+                key,
+                "lcp",
+                f"lcp on a double-tagged sub-interface needs a {tag} {sub.encapsulation.outer} "
+                f"sub-interface on {parent.name} (with an lcp)",
+            )
+        elif not middle.lcp:
+            ctx.report(key, "lcp", f"lcp {sub.lcp} needs {middle.name} to have an lcp too")
+
+
+def check_encapsulations(ctx: Context) -> None:
+    """Two sub-interfaces of one parent cannot match the same tags."""
+    for parent, subs in ctx.subs.items():
+        seen: dict[tuple[int, int, int], str] = {}
+        for sub in sorted(subs, key=lambda s: s.sub_id or 0):
+            encap = sub.encapsulation
+            tags = (encap.dot1q, encap.dot1ad, encap.inner_dot1q)
+            if tags in seen:
+                ctx.report(
+                    f"interfaces/{sub.name}",
+                    "encapsulation",
+                    f"matches the same VLAN tags as {seen[tags]} on {parent}",
+                )
+            else:
+                seen[tags] = sub.name

@@ -1,0 +1,462 @@
+"""The structure layer: section names, object names, then yamale per object.
+
+yamale checks one object at a time against its part of `schema/vppcfg.yaml`
+(compiled once per process), so the cost grows with the size of the file and
+an error message can name the exact object and field.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+import yamale
+from yamale import validators as yv
+from yamale.schema.datapath import DataPath
+
+from vppcfg.config import names, tables
+from vppcfg.config.loader import Document
+from vppcfg.config.problems import Path, Problem, format_path
+
+SECTIONS = {
+    # section: (include name, how its keys are spelled, key check)
+    "interfaces": ("interface", "a VPP interface name such as GigabitEthernet3/0/0"),
+    "bondethernets": ("bondethernet", "BondEthernetN"),
+    "loopbacks": ("loopback", "loopN with N from 0 to 4095"),
+    "bridgedomains": ("bridgedomain", "bdN with N from 1 to 16777215"),
+    "vxlan_tunnels": ("vxlan", "vxlan_tunnelN"),
+    "taps": ("tap", "tapN with N from 0 to 1024"),
+    "prefixlists": ("prefixlist", "lower-case letters, digits and '-', starting with a letter"),
+    "acls": ("acl", "lower-case letters, digits and '-', starting with a letter"),
+}
+_KEY_CHECKS = {
+    "interfaces": lambda k: names.interface_kind(k) not in (None,),
+    "bondethernets": lambda k: bool(names.BOND_RE.fullmatch(k)),
+    "loopbacks": lambda k: bool(names.LOOPBACK_RE.fullmatch(k)),
+    "bridgedomains": lambda k: bool(names.BRIDGE_RE.fullmatch(k)) and k != "bd0",
+    "vxlan_tunnels": lambda k: bool(names.VXLAN_RE.fullmatch(k)),
+    "taps": lambda k: bool(names.TAP_RE.fullmatch(k)) and names.instance(k) <= 1024,
+    "prefixlists": lambda k: bool(names.LIST_NAME_RE.fullmatch(k)) and len(k) <= 56 and k != "any",
+    "acls": lambda k: bool(names.LIST_NAME_RE.fullmatch(k)) and len(k) <= 56,
+}
+
+
+# --- custom yamale types -------------------------------------------------------
+
+
+class _Check(yv.Validator):
+    """A yamale type defined by a predicate and a plain-words description."""
+
+    what = ""
+
+    def _ok(self, value: Any) -> bool:
+        raise NotImplementedError
+
+    def _is_valid(self, value: Any) -> bool:
+        return self._ok(value)
+
+    def fail(self, value: Any) -> str:
+        return f"{_show(value)} is not {self.what}"
+
+
+def _printable(value: Any, limit: int) -> bool:
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= limit
+        and value.isprintable()
+        and not any(c in value for c in " ;'\"\\`$")
+    )
+
+
+class IfName(_Check):
+    tag = "ifname"
+    what = "an interface name (such as GigabitEthernet3/0/0, loop0 or BondEthernet0.100)"
+
+    def _ok(self, value: Any) -> bool:
+        if not isinstance(value, str):
+            return False
+        base, dot, sub = value.partition(".")
+        if dot and not re.fullmatch(r"[1-9][0-9]{0,9}", sub):
+            return False
+        return names.interface_kind(base) is not None
+
+
+class LinuxName(_Check):
+    tag = "linuxname"
+    what = "a Linux interface name (1-15 of a-z 0-9 . _ -, starting with a letter)"
+
+    def _ok(self, value: Any) -> bool:
+        return (
+            isinstance(value, str)
+            and len(value) <= 15
+            and bool(names.LINUX_IFNAME_RE.fullmatch(value))
+        )
+
+
+class NsName(_Check):
+    tag = "nsname"
+    what = "a network namespace name (1-64 of a-z 0-9 _ -, starting with a letter)"
+
+    def _ok(self, value: Any) -> bool:
+        return (
+            isinstance(value, str)
+            and len(value) <= 64
+            and bool(names.LINUX_NAME_RE.fullmatch(value))
+        )
+
+
+class Text(_Check):
+    tag = "text"
+    what = "a description: at most 64 printable characters, without quotes"
+
+    def _ok(self, value: Any) -> bool:
+        return (
+            isinstance(value, str)
+            and len(value) <= 64
+            and value.isprintable()
+            and not any(c in value for c in "'\"")
+        )
+
+
+class Mac(_Check):
+    tag = "mac"
+    what = "a MAC address (such as 02:00:00:00:00:01)"
+
+    def _ok(self, value: Any) -> bool:
+        return names.mac(value) is not None
+
+
+class IpInterface(_Check):
+    tag = "ip_interface"
+    what = "an address with prefix length (such as 192.0.2.1/24 or 2001:db8::1/64)"
+
+    def _ok(self, value: Any) -> bool:
+        return names.ip_interface(value) is not None
+
+
+class IpAddress(_Check):
+    tag = "ip_address"
+    what = "an IPv4 or IPv6 address (without prefix length)"
+
+    def _ok(self, value: Any) -> bool:
+        return names.ip_address(value) is not None
+
+
+class Prefix(_Check):
+    tag = "prefix"
+    what = "an IPv4 or IPv6 address or prefix"
+
+    def _ok(self, value: Any) -> bool:
+        return names.ip_prefix(value) is not None
+
+
+class Endpoint(_Check):
+    tag = "endpoint"
+    what = "an address, a prefix, 'any' or the name of a prefix list"
+
+    def _ok(self, value: Any) -> bool:
+        return names.ip_prefix(value) is not None or (
+            isinstance(value, str)
+            and len(value) <= 56
+            and bool(names.LIST_NAME_RE.fullmatch(value))
+        )
+
+
+class Protocol(_Check):
+    tag = "protocol"
+    what = "a protocol number (1-255) or name (" + ", ".join(sorted(tables.PROTOCOLS)) + ")"
+
+    def _ok(self, value: Any) -> bool:
+        return tables.protocol(value) is not None and value != 0
+
+
+class Port(_Check):
+    tag = "port"
+    what = (
+        "a port (1-65535), a service name (such as www), "
+        "a range ('1024-', '-1023', '80-88') or 'any'"
+    )
+
+    def _ok(self, value: Any) -> bool:
+        return tables.value_range(value, 65535, tables.SERVICES) is not None
+
+
+class Icmp(_Check):
+    tag = "icmp"
+    what = "an ICMP type or code (0-255), a range ('3-5', '-10', '10-') or 'any'"
+
+    def _ok(self, value: Any) -> bool:
+        return tables.value_range(value, 255) is not None
+
+
+class AclRefs(_Check):
+    tag = "aclrefs"
+    what = "an ACL name or a list of ACL names"
+
+    def _ok(self, value: Any) -> bool:
+        refs = value if isinstance(value, list) else [value]
+        return bool(refs) and all(
+            isinstance(r, str) and len(r) <= 56 and names.LIST_NAME_RE.fullmatch(r) for r in refs
+        )
+
+
+VALIDATORS = dict(yv.DefaultValidators)
+for _cls in (
+    IfName,
+    LinuxName,
+    NsName,
+    Text,
+    Mac,
+    IpInterface,
+    IpAddress,
+    Prefix,
+    Endpoint,
+    Protocol,
+    Port,
+    Icmp,
+    AclRefs,
+):
+    VALIDATORS[_cls.tag] = _cls
+
+
+@lru_cache(maxsize=1)
+def compiled() -> yamale.schema.Schema:
+    """The schema, parsed once per process."""
+    text = resources.files("vppcfg.schema").joinpath("vppcfg.yaml").read_text(encoding="utf-8")
+    return yamale.make_schema(content=text, validators=VALIDATORS)
+
+
+# --- the structure check ---------------------------------------------------------
+
+
+def check(doc: Document) -> list[Problem]:
+    """Every structural problem of the document (empty list: it is well formed).
+
+    Null object bodies (`loop0:` with nothing under it) are made empty maps in
+    place, since they mean "all defaults"."""
+    problems: list[Problem] = []
+    data = doc.data
+    if not isinstance(data, dict):
+        return [
+            _problem(doc, (), "the file must be a map of sections (interfaces, loopbacks, ...)")
+        ]
+    schema = compiled()
+    for section, body in data.items():
+        if section == "sflow":
+            problems += _validate(
+                doc, schema.includes["sflow"], {} if body is None else body, (section,)
+            )
+            continue
+        if section not in SECTIONS:
+            problems.append(
+                _problem(doc, (section,), _unknown(section, [*SECTIONS, "sflow"], "section"))
+            )
+            continue
+        if body is None:
+            data[section] = {}
+            continue
+        if not isinstance(body, dict):
+            problems.append(
+                _problem(doc, (section,), f"must be a map of objects by name, not {_kind(body)}")
+            )
+            continue
+        include, spelling = SECTIONS[section]
+        for name, obj in body.items():
+            path = (section, name)
+            if not isinstance(name, str) or not _KEY_CHECKS[section](name):
+                problems.append(
+                    _problem(doc, path, f"{_show(name)} is not a valid name here: use {spelling}")
+                )
+                continue
+            if obj is None:
+                body[name] = obj = {}
+            problems += _nulls(doc, obj, path)
+            if section == "interfaces":
+                problems += _sub_ids(doc, obj, path)
+            problems += _validate(doc, schema.includes[include], obj, path)
+    return sorted(problems, key=lambda p: (p.line, p.column))
+
+
+def _sub_ids(doc: Document, obj: Any, path: Path) -> list[Problem]:
+    """Sub-interface ids are map keys, checked here so that each bad one is named."""
+    subs = obj.get("sub-interfaces") if isinstance(obj, dict) else None
+    if not isinstance(subs, dict):
+        return []
+    found = []
+    for sub in list(subs):
+        if isinstance(sub, bool) or not isinstance(sub, int) or not 1 <= sub <= 4294967295:
+            message = f"sub-interface id {_show(sub)} must be a whole number from 1 to 4294967295"
+            found.append(_problem(doc, (*path, "sub-interfaces", sub), message))
+            del subs[sub]
+    return found
+
+
+def _nulls(doc: Document, obj: Any, path: Path) -> list[Problem]:
+    """yamale lets an optional field be null; the language does not (`mtu:` alone)."""
+    found = []
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            if value is None and key != "sub-interfaces":
+                found.append(_problem(doc, (*path, key), "has no value"))
+            elif key == "sub-interfaces" and isinstance(value, dict):
+                for sub, body in value.items():
+                    if body is None:
+                        value[sub] = {}
+                    else:
+                        found += _nulls(doc, body, (*path, key, sub))
+            else:
+                found += _nulls(doc, value, (*path, key))
+    elif isinstance(obj, list):
+        for i, value in enumerate(obj):
+            if value is None:
+                found.append(_problem(doc, (*path, i), "has no value"))
+            else:
+                found += _nulls(doc, value, (*path, i))
+    return found
+
+
+def _validate(doc: Document, include: Any, obj: Any, path: Path) -> list[Problem]:
+    # yamale's public validate() walks a whole document; this per-object entry
+    # point is the one its includes use internally (yamale ~= 6.1).
+    errors = include._validate(include._schema, obj, DataPath(), True)
+    return [_translate(doc, obj, path, error) for error in errors]
+
+
+_MESSAGES = [
+    (re.compile(r"Required field missing"), lambda m: "is required but missing"),
+    (re.compile(r"Unexpected element"), None),  # handled with a suggestion
+    (re.compile(r"'(.*)' is not a map\.?", re.S), lambda m: "must be a map of settings"),
+    (re.compile(r"'(.*)' is not a list\.?", re.S), lambda m: "must be a list"),
+    (re.compile(r"'(.*)' is not a int\.", re.S), lambda m: f"{_quote(m[1])} is not a whole number"),
+    (re.compile(r"'(.*)' is not a bool\.", re.S), lambda m: f"{_quote(m[1])} is not true or false"),
+    (re.compile(r"'(.*)' is not a str\.", re.S), lambda m: f"{_quote(m[1])} is not a string"),
+    (re.compile(r"'(.*)' not in \((.*)\)", re.S), lambda m: f"{_quote(m[1])} is not one of {m[2]}"),
+    (
+        re.compile(r"(.*) is greater than (.*)", re.S),
+        lambda m: f"{m[1]} is above the maximum {m[2]}",
+    ),
+    (re.compile(r"(.*) is less than (.*)", re.S), lambda m: f"{m[1]} is below the minimum {m[2]}"),
+    (
+        re.compile(r"Length of (.*) is greater than (.*)", re.S),
+        lambda m: f"has more than {m[2]} entries",
+    ),
+    (
+        re.compile(r"Length of (.*) is less than (.*)", re.S),
+        lambda m: f"needs at least {m[2]} entries",
+    ),
+]
+
+
+def _translate(doc: Document, obj: Any, base: Path, error: str) -> Problem:
+    """Turn `a.b.c: message` from yamale into a Problem with a real location."""
+    where, _, message = error.partition(": ")
+    if " : " in error and not message.strip():
+        where, _, message = error.partition(" : ")
+    where = where.strip()
+    rel = _resolve(obj, where.split(".") if where else [])
+    path = (*base, *rel)
+    if message == "Unexpected element":
+        parent = _walk(obj, rel[:-1])
+        allowed = _allowed_keys(parent, base, rel)
+        return _problem(doc, path, _unknown(rel[-1] if rel else "?", allowed, "key"))
+    for regex, render in _MESSAGES:
+        found = regex.fullmatch(message)
+        if found and render:
+            message = render(found)
+            break
+    return _problem(doc, path, message)
+
+
+def _allowed_keys(parent: Any, base: Path, rel: Path) -> list[str]:
+    include = SECTIONS.get(base[0], ("sflow",))[0] if base else ""
+    schema = compiled().includes.get(include)
+    node: Any = schema._schema if schema else {}
+    for part in rel[:-1]:
+        if isinstance(node, dict):
+            node = node.get(part) if part in node else None
+        if isinstance(node, yv.Include):
+            node = compiled().includes[node.include_name]._schema
+        elif (isinstance(node, yv.Map) and node.validators) or (
+            isinstance(node, yv.List) and node.validators
+        ):
+            inner = node.validators[0]
+            node = (
+                compiled().includes[inner.include_name]._schema
+                if isinstance(inner, yv.Include)
+                else None
+            )
+    return list(node) if isinstance(node, dict) else []
+
+
+def _resolve(obj: Any, parts: list[str]) -> Path:
+    """Map yamale's dotted path back to real keys (ints stay ints)."""
+    path: list[Any] = []
+    node = obj
+    i = 0
+    while i < len(parts):
+        found = False
+        if isinstance(node, dict):
+            for j in range(len(parts), i, -1):  # keys may contain dots
+                text = ".".join(parts[i:j])
+                for key in (text, _int(text)):
+                    if key is not None and key in node:
+                        path.append(key)
+                        node, i, found = node[key], j, True
+                        break
+                if found:
+                    break
+        elif isinstance(node, list) and _int(parts[i]) is not None and _int(parts[i]) < len(node):
+            from vppcfg.config.problems import index
+
+            path.append(index(_int(parts[i])))
+            node, i, found = node[path[-1]], i + 1, True
+        if not found:
+            path.extend(_int(p) if _int(p) is not None else p for p in parts[i:])
+            break
+    return tuple(path)
+
+
+def _walk(obj: Any, path: Path) -> Any:
+    for part in path:
+        try:
+            obj = obj[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return obj
+
+
+def _int(text: str) -> int | None:
+    return int(text) if re.fullmatch(r"-?[0-9]+", text) else None
+
+
+def _unknown(key: Any, allowed: list[str], what: str) -> str:
+    message = f"unknown {what} {_show(key)}"
+    close = difflib.get_close_matches(str(key), allowed, n=1)
+    if close:
+        return f"{message}; did you mean {close[0]!r}?"
+    if allowed:
+        return f"{message}; expected one of: {', '.join(allowed)}"
+    return message
+
+
+def _problem(doc: Document, path: Path, message: str) -> Problem:
+    line, column = doc.mark(path)
+    return Problem(doc.filename, line, column, format_path(path), message)
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _quote(text: str) -> str:
+    return _show(text)
+
+
+def _kind(value: Any) -> str:
+    return {list: "a list", str: "a string", int: "a number", bool: "true/false"}.get(
+        type(value), "a value"
+    )

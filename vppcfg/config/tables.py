@@ -1,0 +1,117 @@
+"""Small built-in tables of IP protocol and service names, so that ACLs mean the
+same on every host (no dependency on /etc/protocols or /etc/services)."""
+
+from __future__ import annotations
+
+import re
+
+PROTOCOLS: dict[str, int] = {
+    "icmp": 1,
+    "igmp": 2,
+    "ipencap": 4,
+    "tcp": 6,
+    "udp": 17,
+    "ipv6": 41,
+    "gre": 47,
+    "esp": 50,
+    "ah": 51,
+    "ipv6-icmp": 58,
+    "icmpv6": 58,
+    "ospf": 89,
+    "pim": 103,
+    "vrrp": 112,
+    "l2tp": 115,
+    "sctp": 132,
+}
+# The spelling used when writing a protocol number back out.
+PROTOCOL_NAMES: dict[int, str] = {
+    1: "icmp",
+    6: "tcp",
+    17: "udp",
+    47: "gre",
+    50: "esp",
+    51: "ah",
+    58: "ipv6-icmp",
+    132: "sctp",
+}
+
+SERVICES: dict[str, int] = {
+    "ftp-data": 20,
+    "ftp": 21,
+    "ssh": 22,
+    "telnet": 23,
+    "smtp": 25,
+    "domain": 53,
+    "dns": 53,
+    "bootps": 67,
+    "bootpc": 68,
+    "tftp": 69,
+    "http": 80,
+    "www": 80,
+    "kerberos": 88,
+    "pop3": 110,
+    "ntp": 123,
+    "imap": 143,
+    "imap2": 143,
+    "snmp": 161,
+    "snmp-trap": 162,
+    "bgp": 179,
+    "ldap": 389,
+    "https": 443,
+    "syslog": 514,
+    "submission": 587,
+    "ldaps": 636,
+    "rsync": 873,
+    "imaps": 993,
+    "pop3s": 995,
+    "openvpn": 1194,
+    "radius": 1812,
+    "radius-acct": 1813,
+    "mysql": 3306,
+    "postgresql": 5432,
+}
+
+TCP, UDP, ICMP, ICMP6 = 6, 17, 1, 58
+_RANGE = re.compile(r"([0-9]*)-([0-9]*)")
+
+
+def protocol(value: object) -> int | None:
+    """Protocol number for an int, a name from PROTOCOLS or 'any' (0); None if unknown."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if 0 <= value <= 255 else None
+    if isinstance(value, str):
+        if value == "any":
+            return 0
+        if value.isdigit():
+            return protocol(int(value))
+        return PROTOCOLS.get(value)
+    return None
+
+
+def value_range(
+    value: object, top: int, names: dict[str, int] | None = None
+) -> tuple[int, int] | None:
+    """(first, last) for `80`, `"www"`, `"-1024"`, `"1024-"`, `"10-20"` or `"any"`;
+    None when it cannot be read. Order (first <= last) is checked by the rules."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return (value, value) if 0 <= value <= top else None
+    if not isinstance(value, str):
+        return None
+    if value == "any":
+        return (0, top)
+    if value.isdigit():
+        return value_range(int(value), top)
+    if names and value in names:
+        return (names[value], names[value])
+    found = _RANGE.fullmatch(value)
+    if not found or value == "-":
+        return None
+    first = int(found.group(1)) if found.group(1) else 0
+    last = int(found.group(2)) if found.group(2) else top
+    if first > top or last > top:
+        return None
+    return (first, last)
