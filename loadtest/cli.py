@@ -174,6 +174,9 @@ def cmd_ramp(args: argparse.Namespace) -> int:
     spec = traffic_spec(args)
     _check_positive(sample_interval=args.sample_interval, duration=args.duration,
                     stats_tick=args.stats_tick)
+    if args.sample_interval < args.stats_tick:
+        raise UsageError(f"--sample-interval must be at least --stats-tick ({args.stats_tick:g} s):"
+                         " the server's counters move only that often")
     if args.warmup < 0 or args.hold < 0 or args.drain < 0 or not 0 <= args.loss_threshold < 100:
         raise UsageError("--warmup, --hold, --drain and --loss-threshold must not be negative")
     with _open(args) as session:

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from loadtest.client import LoadtestError, TrexSession
-from loadtest.linerate import percent_of_line
 from loadtest.profiles import TrafficSpec
 from loadtest.profiles.streams import LATENCY_PG_BASE, build_streams, multiplier
 from loadtest.progress import Progress, fmt_pps
@@ -35,7 +34,6 @@ from loadtest.stats import (
 
 CHECKPOINT_SECONDS = 10.0
 SHARE_WINDOW_TICKS = 10  # judge whether the generator keeps up over this many stats ticks
-SHARE_WINDOW_MIN = 5.0  # ... and at least this many seconds
 
 
 @dataclass(frozen=True)
@@ -147,8 +145,7 @@ class RampRun:
             "status": "running",
         }
         self._samples_raw: list[dict] = []
-        seconds = max(SHARE_WINDOW_MIN, SHARE_WINDOW_TICKS * plan.stats_tick)
-        window = max(3, math.ceil(seconds / plan.sample_interval))
+        window = max(3, math.ceil(SHARE_WINDOW_TICKS * plan.stats_tick / plan.sample_interval))
         self._window = {d.label: deque(maxlen=window) for d in dirs}
 
     def run(self) -> dict:
@@ -278,7 +275,3 @@ def summary_lines(result: dict) -> list[str]:
             + ("  [generator could not reach the asked rate]" if d["generator_limited"] else "")
         )
     return lines
-
-
-def pct(pps: float, spec: TrafficSpec, speed_bps: float) -> float:
-    return percent_of_line(pps, spec.mix, speed_bps)

@@ -16,7 +16,8 @@ from markupsafe import Markup
 
 from loadtest.client import UsageError
 
-COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
+COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+          "#17becf", "#bcbd22", "#393b79", "#637939", "#843c39")
 W, H, PAD_L, PAD_R, PAD_T, PAD_B = 720, 260, 64, 16, 16, 40
 
 
@@ -110,10 +111,11 @@ def svg_chart(series: list[Series], x_label: str, y_label: str,
         elif pts:
             out.append(f'<polyline points="{pts}" fill="none" stroke="{s.color}" '
                        f'stroke-width="1.6"{dash}/>')
-    for i, s in enumerate(series):
-        lx = PAD_L + 10 + i * 150
-        out.append(f'<rect x="{lx}" y="{PAD_T + 6}" width="10" height="10" fill="{s.color}"/>')
-        out.append(f'<text x="{lx + 14}" y="{PAD_T + 15}">{escape(s.label)}</text>')
+    for i, s in enumerate(series):  # legend: four entries per row, inside the plot
+        lx = PAD_L + 10 + (i % 4) * 155
+        ly = PAD_T + 6 + (i // 4) * 14
+        out.append(f'<rect x="{lx}" y="{ly}" width="10" height="10" fill="{s.color}"/>')
+        out.append(f'<text x="{lx + 14}" y="{ly + 9}">{escape(s.label)}</text>')
     out.append("</svg>")
     return Markup("".join(out))
 

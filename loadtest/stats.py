@@ -58,7 +58,12 @@ class DirSample:
 
     @property
     def offered_pps(self) -> float:
-        return self.intended_pps * self.generator_share if self.intended_pps else self.tx_pps
+        """The asked rate while the generator keeps up; else what it sent."""
+        if not self.intended_pps:
+            return self.tx_pps
+        if self.generator_share < 1.0:
+            return min(self.intended_pps * self.generator_share, self.tx_pps)
+        return self.intended_pps
 
     @property
     def forwarded_pps(self) -> float:

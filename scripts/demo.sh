@@ -24,8 +24,8 @@ wait_for() {  # wait_for TEST... : up to 15 s
     echo "demo: timed out waiting for: $*" >&2; return 1
 }
 
-step "Start the VPP simulator (inventory: examples/sim-inventory.yaml)"
-"$BIN/vppcfg-sim" --socket "$SOCK" --inventory examples/sim-inventory.yaml &
+step "Start the VPP simulator (inventory: examples/sim/inventory.yaml)"
+"$BIN/vppcfg-sim" --socket "$SOCK" --inventory examples/sim/inventory.yaml &
 pids+=($!)
 wait_for test -S "$SOCK"
 VPP=(--vpp-api-socket "$SOCK" --vpp-json-dir "$("$BIN/python" -c 'import vppcfg.sim, os; print(os.path.join(os.path.dirname(vppcfg.sim.__file__), "api"))')")

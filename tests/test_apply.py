@@ -99,3 +99,20 @@ def test_apply_from_fresh_matches(vpp_sim, desired):
     with connect(vpp_sim) as conn:
         assert apply_config(conn, desired()).ok
         assert matches(desired(), conn.dump()) == []
+
+
+def test_vpp_gone_mid_apply_is_reported(vpp_sim):
+    real = Engine()
+    seen: list[Any] = []
+
+    def dying(op, ctx):
+        seen.append(op)
+        if len(seen) == 3:
+            vpp_sim.server.stop()  # VPP crashes in the middle of the apply
+        real.execute(op, ctx)
+
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir, timeout=1) as conn:
+        outcome = apply_config(conn, sample_a(), Engine(real.plan, dying))
+    assert not outcome.ok and outcome.failed is seen[-1]
+    assert outcome.rollback is not None and outcome.rollback.aborted
+    assert "final state: UNKNOWN" in format_outcome(outcome)

@@ -203,12 +203,16 @@ def test_yaml_merge_keys_are_supported() -> None:
     dp = config.loads(
         """
 loopbacks:
-  loop0: &common {mtu: 9000, description: "shared"}
+  loop0: &common {mtu: &jumbo 9000, description: "shared"}
   loop1:
     <<: *common
     description: "own"
+  loop2:
+    <<: [*common]
+    mtu: *jumbo
 """
     )
+    assert dp.interfaces["loop2"].mtu == 9000
     assert dp.interfaces["loop1"].mtu == 9000
     assert dp.interfaces["loop1"].description == "own"
 

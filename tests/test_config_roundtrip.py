@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from vppcfg import config
 from vppcfg.model import Dataplane, Encapsulation, FrozenDict, Interface, InterfaceKind
 
-EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.yaml"))
+EXAMPLE_DIR = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = [EXAMPLE_DIR / n for n in ("acl.yaml", "l2xc.yaml", "routed-lcp.yaml", "router.yaml")]
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)

@@ -54,3 +54,31 @@ def test_dump_without_vpp_is_a_one_line_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert err.count("\n") == 1 and err.startswith("vppcfg dump: ") and "Traceback" not in err
+
+
+def test_foreign_object_an_owned_one_needs_stays_in_the_config():
+    from tests.apply_models import dp, loop, phy
+    from vppcfg.commands.dump import render, split_foreign
+    from vppcfg.model import BridgeDomain
+
+    live = dp(phy("GigabitEthernet3/0/0"), loop(1), loop(2),
+              bridge_domains=[BridgeDomain("bd10", 10, bvi="loop1")])
+    live = type(live)(**{**live.__dict__, "foreign": frozenset(
+        {"interfaces/loop1", "interfaces/loop2"})})
+    owned, foreign = split_foreign(live)
+    assert "loop1" in owned.interfaces and "loop2" not in owned.interfaces
+    assert owned.foreign == frozenset({"interfaces/loop1"})  # still marked as foreign
+    assert foreign is not None and list(foreign.interfaces) == ["loop2"]
+    text = render(live)
+    head, _, tail = text.partition("Present in VPP but not created by vppcfg")
+    assert "# not created by vppcfg" in head and "loop1" in head  # annotated in place
+    assert "loop2" in tail and "loop2" not in head
+    assert config.loads(head)  # the config part is valid on its own
+
+
+def test_acl_tags_that_are_not_config_names_are_foreign():
+    from vppcfg.vpp.dump import looks_like_ours
+
+    assert looks_like_ours("ssh-in") and looks_like_ours("v6-dns")
+    assert not looks_like_ours("") and not looks_like_ours("Some ACL")
+    assert not looks_like_ours("x" * 57)

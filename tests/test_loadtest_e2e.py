@@ -29,7 +29,8 @@ def _ports(emu) -> list[str]:
 
 
 def _ramp(emu, out: Path, *extra: str) -> dict:
-    argv = ["ramp", *_ports(emu), "-q", "--warmup", "0.2", "--hold", "0.2",
+    tick = str(emu.emulator.cfg.stats_tick / emu.emulator.cfg.time_scale)
+    argv = ["ramp", *_ports(emu), "-q", "--warmup", "0.2", "--hold", "0.2", "--stats-tick", tick,
             "--sample-interval", "0.1", "--drain", "0.05", "-o", str(out), *extra]
     assert main(argv) == 0
     return json.loads(out.read_text())
@@ -117,6 +118,19 @@ def test_ndr_lands_within_half_a_percent(trex_emu_factory, tmp_path, capacity, p
         assert 0 <= trial["tx_packets"] - trial["intended_packets"] <= 2 * len(trial["directions"])
 
 
+def test_a_generator_that_cannot_keep_up_is_flagged(trex_emu_factory, tmp_path):
+    # like T-Rex in software mode: it sends 0.8 Mpps whatever it is asked, without an error
+    emu = trex_emu_factory(max_tx_pps=0.8e6, time_scale=1.0, stats_tick=0.001)
+    run = _ramp(emu, tmp_path / "gen.json", "--start-rate", "0.5mpps", "--rate", "1.5mpps",
+                "--duration", "2")
+    (d0,) = run["summary"]["directions"]
+    assert d0["generator_limited"] and d0["max_asked_pps"] == 1.5e6
+    # what was sent, not what was asked (a shortfall under 3% + one tick is not flagged)
+    assert 0.75e6 < d0["lossless_pps"] <= 0.9e6
+    # approximate: per-sample rates of a short window, see docs/loadtest.md
+    assert d0["max_forwarded_pps"] == pytest.approx(0.8e6, rel=0.12)
+
+
 def test_ndr_with_latency_reports_latency(trex_emu_factory, tmp_path):
     emu = trex_emu_factory(capacity_pps=(2e6, 2e6), time_scale=10.0)
     run = _ndr(emu, tmp_path / "lat.json", 0.05, "--latency", "--pdr", "1")
@@ -128,7 +142,7 @@ def test_ndr_with_latency_reports_latency(trex_emu_factory, tmp_path):
 def _start_cli(emu, out: Path, *extra: str) -> subprocess.Popen:
     argv = [sys.executable, "-m", "loadtest.cli", "ramp", *_ports(emu), "--warmup", "0",
             "--duration", "60", "--hold", "0", "--rate", "1mpps", "--sample-interval", "0.1",
-            "--drain", "0.05", "-o", str(out), *extra]
+            "--drain", "0.05", "--stats-tick", "0.01", "-o", str(out), *extra]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     return subprocess.Popen(argv, cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
 
@@ -195,6 +209,8 @@ def test_ports_owned_by_someone_else(trex_emu_factory, capsys):
 
 def test_impossible_rate_and_missing_port(trex_emu_factory, capsys):
     emu = trex_emu_factory()
+    assert main(["ramp", *_ports(emu), "-q", "--sample-interval", "0.1"]) == 2
+    assert "--sample-interval must be at least --stats-tick" in capsys.readouterr().err
     assert main(["ramp", *_ports(emu), "-q", "--rate", "15mpps"]) == 2
     assert "at most 100% is possible" in capsys.readouterr().err
     assert main(["ndr", *_ports(emu), "-q", "--ports", "0", "7"]) == 1

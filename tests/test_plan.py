@@ -456,3 +456,36 @@ def test_qinq_bridge_member_pops_two_tags() -> None:
 def test_interface_without_its_device_is_a_plan_error() -> None:
     with pytest.raises(PlanError, match="tap0"):
         plan(dp(Interface(name="tap0", kind=InterfaceKind.TAP)), dp())
+
+
+def test_update_waits_for_what_it_now_needs() -> None:
+    """An l2xc re-targeted to a new sub-interface: the sub is created first and
+    the xconnect is changed in place (no delete)."""
+    live = dp(phy("Gi0", l2xc="Gi1"), phy("Gi1"))
+    want = dp(phy("Gi0", l2xc="Gi1.5"), phy("Gi1"), sub("Gi1", 5))
+    ops = plan(want, live)
+    assert ("delete", "interfaces/Gi0/l2xc") not in keys(ops)
+    assert pos(ops, "create", "interfaces/Gi1.5") < pos(ops, "update", "interfaces/Gi0/l2xc")
+    assert "set interface l2 xconnect Gi0 Gi1.5" in render_cli(ops).splitlines()
+
+
+def test_foreign_bridge_domain_is_left_alone() -> None:
+    live = dp(phy("Gi0"), phy("Gi1"),
+              bridge_domains=[BridgeDomain("bd5", 5, members=("Gi1",)),
+                              BridgeDomain("bd6", 6, members=("Gi0",))],
+              foreign=frozenset({"bridge_domains/bd5"}))
+    ops = plan(dp(phy("Gi0")), live)
+    assert keys(ops) == [("delete", "bridge_domains/bd6/member/Gi0"),
+                         ("delete", "bridge_domains/bd6")]
+
+
+def test_acl_change_is_replaced_in_place() -> None:
+    acl = Acl("web", terms=(AclTerm("permit", family="ipv4", protocol=6,
+                                    destination_port=PortRange(80, 80)),))
+    live = dp(phy("Gi0", acls=InterfaceAcls(input=("web",))), acls=[acl])
+    changed = replace(acl, terms=(*acl.terms, AclTerm("deny", family="ipv4")))
+    ops = plan(dp(phy("Gi0", acls=InterfaceAcls(input=("web",))), acls=[changed]), live)
+    assert keys(ops) == [("update", "acls/web")]
+    assert render_cli(ops, {"web": 3}).splitlines()[1] == (
+        "set acl-plugin acl index 3 permit src 0.0.0.0/0 dst 0.0.0.0/0 proto 6 "
+        "sport 0-65535 dport 80-80, deny src 0.0.0.0/0 dst 0.0.0.0/0 tag web")

@@ -98,3 +98,14 @@ def test_plan_against_the_simulator(config_file: Path, vpp_sim,
     out, err = capsys.readouterr()
     assert out == ""
     assert "0 to create, 0 to change, 0 to delete" in err
+
+
+@pytest.mark.parametrize("bad", ['"e0; reboot"', '"e0 x"', '"e0\\nshow"', '"lo{0}"'])
+def test_injection_is_stopped_before_rendering(tmp_path: Path, bad: str,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "inject.yaml"
+    path.write_text(f"interfaces:\n  GigabitEthernet3/0/0:\n    lcp: {bad}\n", encoding="utf-8")
+    assert main(["plan", "-c", str(path), "--novpp"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "inject.yaml" in err and "Traceback" not in err

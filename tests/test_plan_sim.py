@@ -14,6 +14,7 @@ from vppcfg.model import (
     Bond,
     BondMode,
     BridgeDomain,
+    BridgeSettings,
     Dataplane,
     FrozenDict,
     Interface,
@@ -86,8 +87,21 @@ def test_plan_executed_through_the_api_converges(vpp_sim) -> None:
                                    if k != f"{G0}.200" and k != G1}),
         )
         changed = replace(changed, interfaces=changed.interfaces.replace(G1, phy(G1)))
+        # an ACL replaced in place, bridge settings changed in place
+        ssh = desired.acls["ssh"]
+        bd = desired.bridge_domains["bd10"]
+        changed = replace(
+            changed,
+            acls=changed.acls.replace("ssh", replace(ssh, terms=(*ssh.terms, AclTerm("deny")))),
+            bridge_domains=FrozenDict({"bd10": replace(bd, settings=BridgeSettings(
+                learn=False, arp_termination=True, mac_age_minutes=5))}),
+        )
         ctx = conn.context()
-        for op in plan(changed, conn.dump()):
+        ops = plan(changed, conn.dump())
+        done = {(op.action, op.key) for op in ops}
+        assert {("update", "acls/ssh"), ("update", "bridge_domains/bd10"),
+                ("delete", "bonds/BondEthernet0"), ("create", "bonds/BondEthernet0")} <= done
+        for op in ops:
             execute(op, ctx)
         assert plan(changed, conn.dump()) == []
 

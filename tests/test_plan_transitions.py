@@ -22,10 +22,15 @@ from vppcfg.model import (
     Bond,
     BondMode,
     BridgeDomain,
+    BridgeSettings,
     Dataplane,
     Encapsulation,
     Interface,
     InterfaceKind,
+    Sflow,
+    Tap,
+    TapHost,
+    VxlanTunnel,
 )
 from vppcfg.objects import execute
 from vppcfg.planner import plan
@@ -48,6 +53,15 @@ def configs(draw: st.DrawFn) -> Dataplane:
         itfs[f"{G0}.{vlan}"] = sub(G0, vlan, encapsulation=enc, mtu=draw(mtu))
     for n in draw(st.sets(st.sampled_from((0, 1)))):
         itfs[f"loop{n}"] = loop(n, mtu=draw(mtu))
+    taps, tunnels = [], []
+    if draw(st.booleans()):
+        taps.append(Tap("tap0", 0, TapHost(draw(st.sampled_from(("vpp-a", "vpp-b"))))))
+        itfs["tap0"] = Interface(name="tap0", kind=InterfaceKind.TAP, mtu=draw(mtu))
+    if draw(st.booleans()):
+        vni = draw(st.sampled_from((100, 200)))
+        tunnels.append(VxlanTunnel("vxlan_tunnel0", 0, "192.0.2.1", "192.0.2.2", vni))
+        itfs["vxlan_tunnel0"] = Interface(name="vxlan_tunnel0", kind=InterfaceKind.VXLAN,
+                                          mtu=draw(mtu))
     bonds = []
     members = draw(st.sets(st.sampled_from((G2, G3))))
     if draw(st.booleans()):
@@ -67,7 +81,10 @@ def configs(draw: st.DrawFn) -> Dataplane:
     bvi = draw(st.sampled_from([None, *loops]))
     bridges = []
     if bridged or bvi or draw(st.booleans()):
-        bridges.append(BridgeDomain("bd1", 1, bvi=bvi, members=tuple(sorted(bridged))))
+        settings = BridgeSettings(learn=draw(st.booleans()), arp_termination=draw(st.booleans()),
+                                  mac_age_minutes=draw(st.sampled_from((0, 5))))
+        bridges.append(BridgeDomain("bd1", 1, bvi=bvi, members=tuple(sorted(bridged)),
+                                    settings=settings))
     l3 = [n for n in candidates + loops if n not in bridged]
     free = [n for n in l3 if n != bvi]
     if G1 in free and f"{G0}.30" in free and draw(st.booleans()):
@@ -81,7 +98,9 @@ def configs(draw: st.DrawFn) -> Dataplane:
             itfs[name] = _set(itfs[name], addresses=(f"10.{nets[i]}.0.1/24",))
         if not itfs[name].is_sub and i < len(hosts) and draw(st.booleans()):
             itfs[name] = _set(itfs[name], lcp=f"h{hosts[i]}")
-    return dp(*itfs.values(), bonds=bonds, bridge_domains=bridges)
+    sflow = Sflow(sampling_rate=draw(st.sampled_from((1000, 10000))))
+    return dp(*itfs.values(), bonds=bonds, bridge_domains=bridges, sflow=sflow, taps=taps,
+              vxlan_tunnels=tunnels)
 
 
 def _set(itf: Interface, **changes: object) -> Interface:

@@ -26,10 +26,11 @@ class RollbackReport:
     executed: list[Operation] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     remaining: list[Operation] = field(default_factory=list)  # still differs from pre
+    aborted: str = ""  # why the rollback could not even be planned (VPP gone, ...)
 
     @property
     def complete(self) -> bool:
-        return not self.remaining
+        return not self.remaining and not self.aborted
 
 
 @dataclass
@@ -79,31 +80,38 @@ def apply_config(conn: Any, desired: Dataplane, engine: Engine | None = None) ->
     if not ops:  # already verified: the plan against the fresh dump is empty
         outcome.ok = True
         return outcome
-    ctx = conn.context()
+    ctx = _context(conn)
     try:
         failed, error = run_ops(ops, ctx, engine, outcome.executed)
-    except KeyboardInterrupt:
-        outcome.error = "interrupted"
-        outcome.rollback = rollback(conn, pre, engine)
-        raise
-    finally:
-        outcome.calls = getattr(ctx, "changes", 0)
+    except KeyboardInterrupt:  # stop, but still leave VPP as it was
+        failed, error = None, "interrupted by the user"
+    outcome.calls = getattr(ctx, "changes", 0)
     t3 = time.perf_counter()
     outcome.timings["execute"] = t3 - t2
-    if failed is not None:
-        outcome.failed, outcome.error = failed, error
-    else:
-        outcome.unverified = engine.plan(desired, conn.dump())
+    outcome.failed, outcome.error = failed, error
+    if not error:
+        error = _verify(conn, desired, engine, outcome)
         outcome.timings["verify"] = time.perf_counter() - t3
-        if not outcome.unverified:
+        if not error:
             outcome.ok = True
             return outcome
-        outcome.error = (
-            f"verification failed: VPP still differs from the config in "
-            f"{len(outcome.unverified)} place(s) after the apply"
-        )
+        outcome.error = error
     outcome.rollback = rollback(conn, pre, engine)
     return outcome
+
+
+def _verify(conn: Any, desired: Dataplane, engine: Engine, outcome: Outcome) -> str:
+    """"" when VPP now plans to nothing against `desired`, else why not."""
+    from vppcfg.vpp import VppError
+
+    try:
+        outcome.unverified = engine.plan(desired, conn.dump())
+    except VppError as err:
+        return f"verification impossible: {err}"
+    if outcome.unverified:
+        return (f"verification failed: VPP still differs from the config in "
+                f"{len(outcome.unverified)} place(s) after the apply")
+    return ""
 
 
 def run_ops(
@@ -121,15 +129,24 @@ def run_ops(
 
 def rollback(conn: Any, target: Dataplane, engine: Engine | None = None) -> RollbackReport:
     """Bring VPP back to `target` (a dump), best effort, and say how far it got."""
-    engine = engine or Engine()
+    from vppcfg.vpp import VppError
+
     report = RollbackReport()
+    try:
+        _roll_back(conn, target, engine or Engine(), report)
+    except VppError as err:  # cannot even read VPP: say so instead of crashing the report
+        report.aborted = str(err)
+    return report
+
+
+def _roll_back(conn: Any, target: Dataplane, engine: Engine, report: RollbackReport) -> None:
     for round_no in range(ROLLBACK_ROUNDS):
         ops = engine.plan(target, claim_new(conn.dump(), target))
         if round_no == 0:
             report.planned = len(ops)
         if not ops:
             break
-        ctx = conn.context()
+        ctx = _context(conn)
         for op in ops:
             try:
                 engine.execute(op, ctx)
@@ -137,7 +154,6 @@ def rollback(conn: Any, target: Dataplane, engine: Engine | None = None) -> Roll
             except Exception as err:  # best effort: note it and go on
                 report.errors.append(f"{describe(op)}: {_why(err)}")
     report.remaining = engine.plan(target, claim_new(conn.dump(), target))
-    return report
 
 
 def claim_new(current: Dataplane, before: Dataplane) -> Dataplane:
@@ -154,6 +170,14 @@ def claim_new(current: Dataplane, before: Dataplane) -> Dataplane:
 
 
 _COLLECTIONS = ("interfaces", "bonds", "vxlan_tunnels", "taps", "bridge_domains", "acls")
+
+
+def _context(conn: Any) -> VppContext:
+    """The executor context, reusing the index map of the dump just made."""
+    try:
+        return conn.context(after_dump=True)
+    except TypeError:  # a connection without that option
+        return conn.context()
 
 
 def _why(err: BaseException) -> str:
@@ -183,7 +207,9 @@ def format_outcome(outcome: Outcome) -> str:
         lines.append(f"rollback: {len(rb.executed)} change(s) undone of {rb.planned} needed")
         for err in rb.errors[:10]:
             lines.append(f"  rollback error: {err}")
-        if rb.complete:
+        if rb.aborted:
+            lines.append(f"final state: UNKNOWN, the rollback stopped: {rb.aborted}")
+        elif rb.complete:
             lines.append("final state: VPP is back to the state before the apply")
         else:
             lines.append(f"final state: VPP differs from the pre-apply state in "

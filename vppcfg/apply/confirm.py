@@ -24,6 +24,7 @@ PENDING = "pending"
 ROLLING = "rolling-back"
 RESULT = "last-rollback"
 LOG = "rollback-timer.log"
+TIMER_PID = "timer.pid"
 
 
 @dataclass
@@ -89,7 +90,18 @@ def start_timer(state_dir: str | os.PathLike[str]) -> int:
         )
     finally:
         log.close()
+    (directory / TIMER_PID).write_text(f"{child.pid}\n", encoding="utf-8")
     return child.pid
+
+
+def timer_alive(state_dir: str | os.PathLike[str]) -> bool:
+    """Whether the rollback timer recorded in the state dir still runs."""
+    try:
+        pid = int((Path(state_dir) / TIMER_PID).read_text(encoding="utf-8"))
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def confirm(state_dir: str | os.PathLike[str]) -> str:
@@ -102,7 +114,9 @@ def confirm(state_dir: str | os.PathLike[str]) -> str:
         if (directory / ROLLING).exists():
             raise ConfirmError("too late: the confirm timer expired and "
                                "the rollback is running") from None
-        raise ConfirmError("no apply is waiting for confirmation") from None
+        hint = f" (the last rollback: see {directory / RESULT})" if (
+            directory / RESULT).exists() else ""
+        raise ConfirmError(f"no apply is waiting for confirmation{hint}") from None
     _prune_confirmed(directory)
     return "confirmed: the applied configuration stays; rollback timer cancelled"
 

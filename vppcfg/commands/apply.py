@@ -82,7 +82,7 @@ def load_desired(path: str) -> tuple[Any, int]:
 
 
 def run_apply(args: argparse.Namespace) -> int:
-    from vppcfg.apply.confirm import ConfirmError, is_pending
+    from vppcfg.apply.confirm import ConfirmError, is_pending, timer_alive
     from vppcfg.apply.lock import ApplyLock, LockBusy, LockError
     from vppcfg.vpp import VppConnection, VppError
 
@@ -96,7 +96,8 @@ def run_apply(args: argparse.Namespace) -> int:
         with ApplyLock(args.lock_file):
             if is_pending(args.state_dir):
                 _err("an earlier `apply --confirm` awaits confirmation; run `vppcfg confirm` "
-                     "(or wait for its rollback) first")
+                     + ("(or wait for its rollback) first" if timer_alive(args.state_dir)
+                        else "first (its rollback timer is no longer running)"))
                 return EXIT_FAILED
             with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
                 return _apply(conn, desired, args)

@@ -44,17 +44,18 @@ def fresh_dataplane(desired: Dataplane) -> Dataplane:
 
 
 def _load(path: str) -> tuple[Dataplane | None, int]:
+    """The checked config, or None and the exit code (problems on stderr, one a line)."""
     from vppcfg import config
 
-    invalid = getattr(config, "ConfigError", ValueError)
     try:
         return config.load(path), 0
+    except config.ConfigError as err:
+        for problem in err.problems:
+            print(f"vppcfg plan: {problem}", file=sys.stderr)
+        return None, 2 if isinstance(err, config.ConfigIOError) else 1
     except OSError as err:
         print(f"vppcfg plan: cannot read {path}: {err.strerror or err}", file=sys.stderr)
         return None, 2
-    except invalid as err:
-        print(f"vppcfg plan: {err}", file=sys.stderr)
-        return None, 1
 
 
 def _live(args: argparse.Namespace) -> tuple[Dataplane | None, dict[str, int], int]:

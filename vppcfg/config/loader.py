@@ -202,7 +202,10 @@ class _Builder:
     def feed(self, event: yaml.Event) -> None:
         kind = type(event)
         if kind is yaml.ScalarEvent:
-            self._value(self._scalar(event), event, 1)
+            value = self._scalar(event)
+            if event.anchor:
+                self.anchors[event.anchor] = (value, 1)
+            self._value(value, event, 1)
         elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
             self._start(event)
         elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:

@@ -131,7 +131,8 @@ def interface_info(text: str) -> tuple[str, int, int, int, int] | None:
         iface = ipaddress.ip_interface(text)
     except ValueError:
         return None
-    return _info(str(iface), iface.version, int(iface.ip), iface.network.prefixlen, iface.max_prefixlen)
+    bits = iface.max_prefixlen
+    return _info(str(iface), iface.version, int(iface.ip), iface.network.prefixlen, bits)
 
 
 def _info(canonical: str, version: int, value: int, length: int, bits: int):

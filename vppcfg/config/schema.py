@@ -19,7 +19,7 @@ from yamale.schema.datapath import DataPath
 
 from vppcfg.config import names, tables
 from vppcfg.config.loader import Document
-from vppcfg.config.problems import Path, Problem, format_path
+from vppcfg.config.problems import Path, Problem, format_path, index
 
 SECTIONS = {
     # section: (include name, how its keys are spelled, key check)
@@ -39,7 +39,7 @@ _KEY_CHECKS = {
     "bridgedomains": lambda k: bool(names.BRIDGE_RE.fullmatch(k)) and k != "bd0",
     "vxlan_tunnels": lambda k: bool(names.VXLAN_RE.fullmatch(k)),
     "taps": lambda k: bool(names.TAP_RE.fullmatch(k)) and names.instance(k) <= 1024,
-    "prefixlists": lambda k: bool(names.LIST_NAME_RE.fullmatch(k)) and len(k) <= 56 and k != "any",
+    "prefixlists": lambda k: bool(names.LIST_NAME_RE.fullmatch(k)) and len(k) <= 64 and k != "any",
     "acls": lambda k: bool(names.LIST_NAME_RE.fullmatch(k)) and len(k) <= 56,
 }
 
@@ -273,10 +273,14 @@ def check(doc: Document) -> list[Problem]:
                 continue
             if obj is None:
                 body[name] = obj = {}
-            problems += _nulls(doc, obj, path)
+            nulls = _nulls(doc, obj, path)
             if section == "interfaces":
-                problems += _sub_ids(doc, obj, path)
-            problems += _validate(doc, schema.includes[include], obj, path)
+                nulls += _sub_ids(doc, obj, path)
+            said = {p.path for p in nulls}  # one message per spot is enough
+            problems += nulls
+            problems += [
+                p for p in _validate(doc, schema.includes[include], obj, path) if p.path not in said
+            ]
     return sorted(problems, key=lambda p: (p.line, p.column))
 
 
@@ -298,8 +302,10 @@ def _nulls(doc: Document, obj: Any, path: Path) -> list[Problem]:
     """yamale lets an optional field be null; the language does not (`mtu:` alone)."""
     found = []
     if isinstance(obj, dict):
-        for key, value in obj.items():
-            if value is None and key != "sub-interfaces":
+        for key, value in list(obj.items()):
+            if value is None and key == "sub-interfaces":
+                obj[key] = {}  # an empty list of sub-interfaces
+            elif value is None:
                 found.append(_problem(doc, (*path, key), "has no value"))
             elif key == "sub-interfaces" and isinstance(value, dict):
                 for sub, body in value.items():
@@ -312,9 +318,9 @@ def _nulls(doc: Document, obj: Any, path: Path) -> list[Problem]:
     elif isinstance(obj, list):
         for i, value in enumerate(obj):
             if value is None:
-                found.append(_problem(doc, (*path, i), "has no value"))
+                found.append(_problem(doc, (*path, index(i)), "has no value"))
             else:
-                found += _nulls(doc, value, (*path, i))
+                found += _nulls(doc, value, (*path, index(i)))
     return found
 
 
@@ -359,8 +365,7 @@ def _translate(doc: Document, obj: Any, base: Path, error: str) -> Problem:
     rel = _resolve(obj, where.split(".") if where else [])
     path = (*base, *rel)
     if message == "Unexpected element":
-        parent = _walk(obj, rel[:-1])
-        allowed = _allowed_keys(parent, base, rel)
+        allowed = _allowed_keys(base, rel)
         return _problem(doc, path, _unknown(rel[-1] if rel else "?", allowed, "key"))
     for regex, render in _MESSAGES:
         found = regex.fullmatch(message)
@@ -370,24 +375,20 @@ def _translate(doc: Document, obj: Any, base: Path, error: str) -> Problem:
     return _problem(doc, path, message)
 
 
-def _allowed_keys(parent: Any, base: Path, rel: Path) -> list[str]:
+def _allowed_keys(base: Path, rel: Path) -> list[str]:
+    """The keys the schema allows where an unknown key was found (for hints)."""
     include = SECTIONS.get(base[0], ("sflow",))[0] if base else ""
-    schema = compiled().includes.get(include)
-    node: Any = schema._schema if schema else {}
+    node: Any = compiled().includes[include]._schema if include in compiled().includes else {}
+    skip = False  # the next part is a map key or list index of a collection
     for part in rel[:-1]:
-        if isinstance(node, dict):
-            node = node.get(part) if part in node else None
+        if skip:
+            skip = False
+            continue
+        node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, yv.Map | yv.List) and node.validators:
+            node, skip = node.validators[0], True
         if isinstance(node, yv.Include):
             node = compiled().includes[node.include_name]._schema
-        elif (isinstance(node, yv.Map) and node.validators) or (
-            isinstance(node, yv.List) and node.validators
-        ):
-            inner = node.validators[0]
-            node = (
-                compiled().includes[inner.include_name]._schema
-                if isinstance(inner, yv.Include)
-                else None
-            )
     return list(node) if isinstance(node, dict) else []
 
 
@@ -409,23 +410,12 @@ def _resolve(obj: Any, parts: list[str]) -> Path:
                 if found:
                     break
         elif isinstance(node, list) and _int(parts[i]) is not None and _int(parts[i]) < len(node):
-            from vppcfg.config.problems import index
-
             path.append(index(_int(parts[i])))
             node, i, found = node[path[-1]], i + 1, True
         if not found:
             path.extend(_int(p) if _int(p) is not None else p for p in parts[i:])
             break
     return tuple(path)
-
-
-def _walk(obj: Any, path: Path) -> Any:
-    for part in path:
-        try:
-            obj = obj[part]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return obj
 
 
 def _int(text: str) -> int | None:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from vppcfg.model import Dataplane, Interface, InterfaceKind
+from vppcfg.model import Dataplane, Interface
 from vppcfg.ops import Operation, VppContext
 
 VPPCFG_TAG = "vppcfg"
@@ -115,6 +115,11 @@ class Descriptor:
         """None: the change is made in place; else why delete + create."""
         return None
 
+    def adjust(self, state: Any) -> None:
+        """Refine the planned operations (a vppcfg.planner.PlanState): add
+        ordering edges or parameters a single node cannot know."""
+        return None
+
     def noop(self, op: Operation) -> bool:
         """Whether the operation needs nothing done (it still orders others)."""
         return False
@@ -129,15 +134,12 @@ class Descriptor:
 class NodeContext:
     """Per-dataplane indexes shared by all descriptors (built once, O(n))."""
 
-    def __init__(self, dp: Dataplane, *, prefixlists: Dataplane | None = None) -> None:
+    def __init__(self, dp: Dataplane) -> None:
         self.dp = dp
         self.children: dict[str, list[Interface]] = {}
         for itf in dp.interfaces.values():
             if itf.parent:
                 self.children.setdefault(itf.parent, []).append(itf)
-        self.bond_of: dict[str, str] = {
-            m: b.name for b in dp.bonds.values() for m in b.members
-        }
 
     def interfaces(self) -> Iterator[Interface]:
         return iter(self.dp.interfaces.values())
@@ -151,24 +153,9 @@ def fd(**kwargs: Any) -> dict[str, Any]:
     return kwargs
 
 
-def sw(ctx: VppContext, name: str) -> int:
-    return ctx.sw_if_index(name)
-
-
-def is_phy(itf: Interface) -> bool:
-    return itf.kind is InterfaceKind.PHY
-
-
 def field_of(obj: Any, name: str) -> Any:
     """A field of an API reply, whether it is a namedtuple or a dict."""
     if isinstance(obj, dict):
         return obj[name]
     return getattr(obj, name)
 
-
-def changed(op: Operation) -> frozenset[str]:
-    """Fields an update changes (all fields for create/delete)."""
-    previous = op.params.get("previous")
-    if previous is None:
-        return frozenset(op.params)
-    return frozenset(previous)

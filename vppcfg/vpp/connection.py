@@ -65,6 +65,7 @@ class VppConnection:
         self.api_socket = api_socket
         self.calls = 0  # number of API requests sent (for benchmarks)
         self._hw_to_sw: dict[int, int] | None = None
+        self._dumped_index: dict[str, int] | None = None  # name -> index of the last dump
 
     @classmethod
     @contextmanager
@@ -183,17 +184,25 @@ class VppConnection:
             return details
         raise VppTimeout(f"{message}: still paging after {LCP_MAX_PAGES} calls")
 
-    def context(self) -> ApiContext:
-        """An executor context whose interface index map is filled from VPP."""
+    def context(self, after_dump: bool = False) -> ApiContext:
+        """An executor context whose interface index map is filled from VPP.
+
+        after_dump=True takes the map from the dump just made on this
+        connection instead of asking again (only right after `dump()`, with
+        nothing changed in between: the apply's dump-plan-execute sequence).
+        """
         from vppcfg.vpp.context import ApiContext
 
-        return ApiContext(self)
+        index = self._dumped_index if after_dump else None
+        return ApiContext(self, index)
 
     def dump(self) -> Dataplane:
         """The whole live dataplane as a model value."""
         from vppcfg.vpp.dump import build_dataplane, collect
 
-        return build_dataplane(collect(self))
+        raw = collect(self)
+        self._dumped_index = {d["interface_name"]: d["sw_if_index"] for d in raw.interfaces}
+        return build_dataplane(raw)
 
     def acl_indexes(self) -> dict[str, int]:
         """ACL name (tag) -> index, for rendering CLI that addresses ACLs by index."""

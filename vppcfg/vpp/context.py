@@ -25,17 +25,19 @@ class ApiContext:
     needs no extra dumps.
     """
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Any, index: dict[str, int] | None = None) -> None:
         self.conn = conn
         self._index: dict[str, int] = {}
         self._hw: dict[str, int] = {}
         self.changes = 0  # mutating calls made through this context
-        self.refresh()
+        self.refresh(index)
 
-    def refresh(self) -> None:
-        """Re-read the name -> index maps from VPP."""
-        details = plain_list(self.conn.call("sw_interface_dump", sw_if_index=NONE))
-        self._index = {d["interface_name"]: d["sw_if_index"] for d in details}
+    def refresh(self, index: dict[str, int] | None = None) -> None:
+        """(Re-)read the name -> index maps from VPP, unless `index` is given."""
+        if index is None:
+            details = plain_list(self.conn.call("sw_interface_dump", sw_if_index=NONE))
+            index = {d["interface_name"]: d["sw_if_index"] for d in details}
+        self._index = dict(index)
         hw_to_sw = self.conn.hw_to_sw() if hasattr(self.conn, "hw_to_sw") else {}
         sw_to_name = {v: k for k, v in self._index.items()}
         self._hw = {sw_to_name[sw]: hw for hw, sw in hw_to_sw.items() if sw in sw_to_name}

@@ -9,7 +9,7 @@ tests feed it recorded replies.
 from __future__ import annotations
 
 import ipaddress
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vppcfg.model import (
@@ -32,7 +32,7 @@ from vppcfg.model import (
     TapHost,
     VxlanTunnel,
 )
-from vppcfg.vpp.plain import plain, plain_list
+from vppcfg.vpp.plain import plain_list
 
 NONE = 0xFFFFFFFF
 TAG = "vppcfg"  # what vppcfg writes on everything it creates
@@ -53,6 +53,7 @@ BOND_LBS = {0: BondLoadBalance.L2, 1: BondLoadBalance.L34, 2: BondLoadBalance.L2
 ACL_ACTIONS = {0: "deny", 1: "permit", 2: "permit+reflect"}
 ICMP_PROTOCOLS = (1, 58)
 ZERO_MAC = "00:00:00:00:00:00"
+MAX_ACL_NAME = 56  # the config language's limit
 
 
 @dataclass
@@ -166,37 +167,15 @@ class _Index:
 
 
 def build_dataplane(raw: RawDump) -> Dataplane:
-    lcp_hosts = {p["host_sw_if_index"] for p in raw.lcp_pairs}
-    bond_ids = {b["sw_if_index"] for b in raw.bonds}
-    tap_ids = {t["sw_if_index"] for t in raw.taps} - lcp_hosts
-    vxlan_ids = {v["sw_if_index"] for v in raw.vxlans}
     names = {i["sw_if_index"]: i["interface_name"] for i in raw.interfaces}
-    skipped = {0} | lcp_hosts
+    classify = _Classifier(raw)
     foreign: set[str] = set()
-
     kept: dict[int, Interface] = {}
-    details = sorted(raw.interfaces, key=lambda d: d["sw_if_index"])
-    by_index = {d["sw_if_index"]: d for d in details}
-    for d in details:
-        index = d["sw_if_index"]
-        if index in skipped or d["interface_dev_type"] == "local":
+    for d in sorted(raw.interfaces, key=lambda d: d["sw_if_index"]):
+        kind = classify(d)
+        if kind is None:
             continue
-        if d["sup_sw_if_index"] != index:
-            parent = by_index.get(d["sup_sw_if_index"])
-            if parent is None or parent["sw_if_index"] in skipped or parent["sup_sw_if_index"] != \
-                    parent["sw_if_index"]:
-                continue  # a sub of something we do not model (local0.N, lcp taps)
-            kind = InterfaceKind.SUB
-        elif index in bond_ids:
-            kind = InterfaceKind.BOND
-        elif index in vxlan_ids:
-            kind = InterfaceKind.VXLAN
-        elif index in tap_ids:
-            kind = InterfaceKind.TAP
-        elif d["interface_dev_type"] == "Loopback":
-            kind = InterfaceKind.LOOPBACK
-        else:
-            kind = InterfaceKind.PHY
+        index = d["sw_if_index"]
         itf = _interface(d, kind, names, raw.addresses.get(index, ()))
         kept[index] = itf
         if kind is not InterfaceKind.PHY and d["tag"] != TAG:
@@ -226,6 +205,42 @@ def build_dataplane(raw: RawDump) -> Dataplane:
         sflow=sflow,
         foreign=frozenset(foreign),
     )
+
+
+class _Classifier:
+    """The model kind of an interface detail, or None for VPP-internal ones."""
+
+    def __init__(self, raw: RawDump) -> None:
+        # linux-cp's host taps/tuns are VPP's own plumbing: known from the pairs
+        self.skipped = {0} | {p["host_sw_if_index"] for p in raw.lcp_pairs}
+        self.bonds = {b["sw_if_index"] for b in raw.bonds}
+        self.vxlans = {v["sw_if_index"] for v in raw.vxlans}
+        self.taps = {t["sw_if_index"] for t in raw.taps} - self.skipped
+        self.by_index = {d["sw_if_index"]: d for d in raw.interfaces}
+
+    def __call__(self, d: dict[str, Any]) -> InterfaceKind | None:
+        index = d["sw_if_index"]
+        if index in self.skipped or d["interface_dev_type"] == "local":
+            return None
+        if d["sup_sw_if_index"] != index:
+            parent = self.by_index.get(d["sup_sw_if_index"])
+            # only subs of top-level interfaces we model (not local0.N, lcp taps)
+            if parent is None or self(parent) is None or self._is_sub(parent):
+                return None
+            return InterfaceKind.SUB
+        if index in self.bonds:
+            return InterfaceKind.BOND
+        if index in self.vxlans:
+            return InterfaceKind.VXLAN
+        if index in self.taps:
+            return InterfaceKind.TAP
+        if d["interface_dev_type"] == "Loopback":
+            return InterfaceKind.LOOPBACK
+        return InterfaceKind.PHY
+
+    @staticmethod
+    def _is_sub(d: dict[str, Any]) -> bool:
+        return d["sup_sw_if_index"] != d["sw_if_index"]
 
 
 def _interface(d: dict[str, Any], kind: InterfaceKind, names: dict[int, str],
@@ -269,15 +284,10 @@ def _encapsulation(d: dict[str, Any]) -> Encapsulation:
 
 
 def _replace(idx: _Index, index: int, **changes: Any) -> None:
+    """Set fields of a kept interface (no-op for interfaces we skip)."""
     itf = idx.kept.get(index)
     if itf is not None:
-        idx.kept[index] = _with(itf, **changes)
-
-
-def _with(obj: Any, **changes: Any) -> Any:
-    from dataclasses import replace
-
-    return replace(obj, **changes)
+        idx.kept[index] = replace(itf, **changes)
 
 
 def _apply_lcp(raw: RawDump, idx: _Index) -> None:
@@ -323,8 +333,10 @@ def _acls(raw: RawDump, foreign: set[str]) -> tuple[dict[str, Acl], dict[int, st
 
 
 def looks_like_ours(tag: str) -> bool:
-    """An ACL tag vppcfg could have written: a non-empty config ACL name."""
-    return bool(tag) and tag[0].isalnum() and all(c.isalnum() or c in "-_." for c in tag)
+    """An ACL tag vppcfg could have written: a valid config ACL name."""
+    from vppcfg.config.names import LIST_NAME_RE
+
+    return len(tag) <= MAX_ACL_NAME and bool(LIST_NAME_RE.fullmatch(tag))
 
 
 def _acl_term(rule: dict[str, Any]) -> AclTerm:
@@ -445,4 +457,4 @@ def _bridges(raw: RawDump, idx: _Index, foreign: set[str]) -> dict[str, BridgeDo
     return bridges
 
 
-__all__ = ["RawDump", "build_dataplane", "collect", "collect_addresses", "looks_like_ours", "plain"]
+__all__ = ["RawDump", "build_dataplane", "collect", "collect_addresses", "looks_like_ours"]

@@ -14,7 +14,7 @@ from typing import Any
 from vppcfg.config.build import Built
 from vppcfg.config.loader import Document
 from vppcfg.config.problems import Path, Problem, format_path
-from vppcfg.model import Interface, InterfaceKind
+from vppcfg.model import Interface
 
 
 class Context:
@@ -26,9 +26,14 @@ class Context:
         self.problems: list[Problem] = []
         self.ifaces = self.dp.interfaces
         self.subs: dict[str, list[Interface]] = defaultdict(list)
+        # single-tagged sub-interfaces by (parent, dot1q, dot1ad): the middle of a QinQ
+        self.single_tagged: dict[tuple[str, int, int], Interface] = {}
         for iface in self.ifaces.values():
             if iface.parent:
                 self.subs[iface.parent].append(iface)
+                encap = iface.encapsulation
+                if encap and not encap.inner_dot1q:
+                    self.single_tagged.setdefault((iface.parent, encap.dot1q, encap.dot1ad), iface)
         self.bridge_of: dict[str, str] = {}
         self.bvi_of: dict[str, str] = {}
         for bridge in self.dp.bridge_domains.values():
@@ -72,10 +77,17 @@ class Context:
             node = node.get(part, {}) if isinstance(node, dict) else {}
         return node if isinstance(node, dict) else {}
 
-    def label(self, name: str) -> str:
-        iface = self.ifaces.get(name)
-        kind = "sub-interface" if iface and iface.kind is InterfaceKind.SUB else "interface"
-        return f"{kind} {name}"
+    def others(self, names: list[str], but: str) -> str:
+        """`a, b, c and 7 more`: the names other than `but` (listed once), kept short
+        and cheap, since a name shared by thousands is reported for each of them."""
+        shown: list[str] = []
+        for name in names:
+            if name != but:
+                shown.append(name)
+                if len(shown) == 3:
+                    break
+        more = len(names) - 1 - len(shown)
+        return f"{', '.join(shown)} and {more} more" if more > 0 else ", ".join(shown)
 
 
 def run(built: Built, doc: Document) -> list[Problem]:

@@ -20,9 +20,14 @@ def check(ctx: Context) -> None:
             )
         if bond.mac and not names.mac_is_unicast(bond.mac):
             ctx.report(key, "mac", f"MAC {bond.mac} is not a unicast address")
-        iface = ctx.ifaces.get(bond.name)
+        mtu = ctx.ifaces[bond.name].mtu if bond.name in ctx.ifaces else 1500
+        seen: set[str] = set()
         for i, member in enumerate(raw.get("interfaces", ())):
-            _member(ctx, key, ("interfaces", index(i)), bond.name, member, iface.mtu if iface else 1500)
+            if member in seen:
+                ctx.report(key, ("interfaces", index(i)), f"member {member} is listed twice")
+                continue
+            seen.add(member)
+            _member(ctx, key, ("interfaces", index(i)), bond.name, member, mtu)
 
 
 def _member(ctx: Context, key: str, field: tuple, bond: str, name: str, mtu: int) -> None:

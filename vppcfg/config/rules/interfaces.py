@@ -174,11 +174,7 @@ def _middle(ctx: Context, sub: Interface) -> Interface | None:
     encap = sub.encapsulation
     if not encap.inner_dot1q:
         return None
-    for sibling in ctx.subs[sub.parent]:
-        other = sibling.encapsulation
-        if not other.inner_dot1q and (other.dot1q, other.dot1ad) == (encap.dot1q, encap.dot1ad):
-            return sibling
-    return None
+    return ctx.single_tagged.get((sub.parent, encap.dot1q, encap.dot1ad))
 
 
 def _sub_lcp(

@@ -33,7 +33,7 @@ def check(ctx: Context) -> None:
         if other.mtu != iface.mtu:
             ctx.report(key, "l2xc", f"l2xc target {target} has MTU {other.mtu}, not {iface.mtu}")
         if len(ctx.xc_targets[target]) > 1:
-            others = ", ".join(s for s in ctx.xc_targets[target] if s != iface.name)
+            others = ctx.others(ctx.xc_targets[target], iface.name)
             ctx.report(key, "l2xc", f"l2xc target {target} is also the target of {others}")
         if target in ctx.bridge_of:
             ctx.report(

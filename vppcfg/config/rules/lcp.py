@@ -10,10 +10,11 @@ LCP_MAX = 14
 
 def check(ctx: Context) -> None:
     for name, owners in ctx.lcp_owners.items():
+        shown = [o.split("/", 1)[1] for o in owners]
         for owner in owners:
             field = "lcp" if owner.startswith("interfaces/") else ("host", "name")
             if field == "lcp" and len(name) > LCP_MAX:
                 ctx.report(owner, field, f"lcp name {name} is longer than {LCP_MAX} characters")
             if len(owners) > 1:
-                others = ", ".join(o.split("/", 1)[1] for o in owners if o != owner)
+                others = ctx.others(shown, owner.split("/", 1)[1])
                 ctx.report(owner, field, f"Linux name {name} is also used by {others}")

@@ -1,0 +1,74 @@
+"""`vppcfg check` on the command line: arguments, output formats, exit codes."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from vppcfg import config
+from vppcfg.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = [
+    str(ROOT / "examples" / n) for n in ("acl.yaml", "l2xc.yaml", "routed-lcp.yaml", "router.yaml")
+]
+BAD = str(ROOT / "tests" / "corpus" / "many-problems.yaml")
+
+
+def test_examples_pass_positional_and_dash_c(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", *EXAMPLES]) == 0
+    assert main(["check", "-c", EXAMPLES[0]]) == 0
+    out = capsys.readouterr().out
+    assert all(f"{path}: valid" in out for path in EXAMPLES)
+
+
+def test_exit_code_is_the_worst_of_all_files(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", EXAMPLES[0], BAD]) == 1
+    assert main(["check", EXAMPLES[0], BAD, str(ROOT / "no-such.yaml")]) == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_no_file_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check"]) == 2
+    assert "give a config file" in capsys.readouterr().err
+
+
+def test_json_output(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--format", "json", BAD]) == 1
+    result = json.loads(capsys.readouterr().out)
+    assert result["file"] == BAD and result["valid"] is False
+    assert len(result["problems"]) == 6
+    first = result["problems"][0]
+    assert (first["line"], first["column"]) == (4, 10)
+    assert first["path"] == "interfaces.GigabitEthernet3/0/0.mac"
+    assert main(["check", "--format", "json", *EXAMPLES[:2]]) == 0
+    both = json.loads(capsys.readouterr().out)
+    assert [r["valid"] for r in both] == [True, True]
+
+
+def test_text_problems_match_the_api(capsys: pytest.CaptureFixture[str]) -> None:
+    main(["check", BAD])
+    err = capsys.readouterr().err.splitlines()
+    with pytest.raises(config.ConfigError) as caught:
+        config.load(BAD)
+    assert err[:-1] == [str(p) for p in caught.value.problems]
+
+
+def test_real_process_exit_codes_and_no_traceback(tmp_path: Path) -> None:
+    if importlib.util.find_spec("vppcfg.__main__") is None:
+        pytest.skip("vppcfg is not runnable as a module")
+    bomb = ROOT / "tests" / "corpus" / "alias-bomb.yaml"
+    for path, code in ((EXAMPLES[0], 0), (str(bomb), 1), (str(tmp_path), 2)):
+        proc = subprocess.run(
+            [sys.executable, "-m", "vppcfg", "check", path],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == code, proc.stderr
+        assert "Traceback" not in proc.stderr
