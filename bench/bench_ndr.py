@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from loadtest.client import TrexSession, load_api  # noqa: E402
+from loadtest.client import TrexSession, load_api
 
 API = load_api()  # before the emulator imports zmq
 

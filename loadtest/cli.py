@@ -223,7 +223,7 @@ def cmd_ndr(args: argparse.Namespace) -> int:
             raise UsageError(f"search settings: {err}") from None
         result = run_ndr(session, spec, directions(tuple(args.ports), args.bidirectional), plan,
                          line, _base_vars(args, spec, speed, line), args.output,
-                         Progress(args.max_search_time, quiet=args.quiet, every=1.0))
+                         Progress(None, quiet=args.quiet, every=1.0))
     if not args.quiet:
         for text in summary_lines(result):
             print(text, file=sys.stderr)

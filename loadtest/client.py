@@ -16,6 +16,7 @@ import importlib
 import signal
 import sys
 import threading
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -186,6 +187,23 @@ class TrexSession:
             return "interrupted", None
         return "failed", one_line(exc)
 
+    def settled_stats(self, ports: list[int], tick: float, max_reads: int = 20) -> dict:
+        """get_stats() once the counters stop moving (they lag by up to one stats tick)."""
+        stats = self.client.get_stats(ports=ports)
+        for _ in range(max_reads):
+            time.sleep(tick * 1.2)
+            again = self.client.get_stats(ports=ports)
+            if _counters(again, ports) == _counters(stats, ports):
+                return again
+            stats = again
+        return stats
+
     def speed_bps(self, port: int) -> float:
         """The port's link speed (T-Rex reports Gb/s)."""
         return float(self.client.get_port_attr(port)["speed"]) * 1e9
+
+
+def _counters(stats: dict, ports: list[int]) -> tuple:
+    return tuple(
+        stats.get(p, {}).get(name, 0) for p in ports for name in ("opackets", "ipackets")
+    )

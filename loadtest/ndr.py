@@ -106,7 +106,7 @@ class TrexMeasurer(AbstractMeasurer):
         self.client.start(ports=self.tx_ports, mult=mult, duration=intended_duration)
         stopped_early = self._wait(intended_duration)
         time.sleep(self.plan.drain)
-        stats = self._settled_stats()
+        stats = self.session.settled_stats(self.ports, self.plan.stats_tick, MAX_SETTLE_READS)
         trial = self._trial(intended_duration, intended_load, stats, started, stopped_early)
         self.trials.append(trial)
         self.on_trial(trial)
@@ -135,17 +135,6 @@ class TrexMeasurer(AbstractMeasurer):
         self.session.check_stop()
         return False
 
-    def _settled_stats(self) -> dict:
-        """Read until the counters stop moving (they lag by up to one stats tick)."""
-        stats = self.client.get_stats(ports=self.ports)
-        for _ in range(MAX_SETTLE_READS):
-            time.sleep(self.plan.stats_tick * 1.2)
-            again = self.client.get_stats(ports=self.ports)
-            if _counters(again, self.ports) == _counters(stats, self.ports):
-                return again
-            stats = again
-        return stats
-
     def _trial(self, duration, load, stats, started, stopped_early) -> dict:
         per_dir = {}
         for d in self.dirs:
@@ -171,12 +160,6 @@ class TrexMeasurer(AbstractMeasurer):
             "directions": per_dir,
             "stats": jsonable({k: v for k, v in stats.items() if k in self.ports}),
         }
-
-
-def _counters(stats: dict, ports: list[int]) -> tuple:
-    return tuple(
-        port_counter(stats, p, name) for p in ports for name in ("opackets", "ipackets")
-    )
 
 
 def goal_results(search: MultipleLossRatioSearch, plan: NdrPlan, trials: list[dict],
@@ -250,7 +233,7 @@ def run_ndr(
         result["status"] = "failed"
         result["error"] = str(err)
     finally:
-        with contextlib.suppress(Exception):  # server gone: nothing to stop
+        with contextlib.suppress(BaseException):  # server gone, or a second Ctrl-C
             session.client.stop(ports=[d.tx_port for d in dirs])
         progress.close()
         result["goals"] = goal_results(search, plan, result["trials"], line_pps)

@@ -21,9 +21,13 @@ class Progress:
     """Redraws one line on a terminal; elsewhere prints at most one line per `every` s."""
 
     def __init__(
-        self, total: float, stream: TextIO | None = None, quiet: bool = False, every: float = 5.0
+        self,
+        total: float | None,
+        stream: TextIO | None = None,
+        quiet: bool = False,
+        every: float = 5.0,
     ) -> None:
-        self.total = max(total, 1e-9)
+        self.total = max(total, 1e-9) if total is not None else None  # None: no bar
         self.stream = stream or sys.stderr
         self.quiet = quiet
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
@@ -34,17 +38,22 @@ class Progress:
     def update(self, done: float, text: str) -> None:
         if self.quiet:
             return
-        share = min(1.0, max(0.0, done / self.total))
+        if self.total is None:
+            share, head = 0.0, f"{done:6.1f}s"
+        else:
+            share = min(1.0, max(0.0, done / self.total))
+            filled = int(share * WIDTH)
+            head = f"[{'#' * filled}{'-' * (WIDTH - filled)}] {share * 100:3.0f}%"
         if self.tty:
-            bar = "#" * int(share * WIDTH) + "-" * (WIDTH - int(share * WIDTH))
-            self.stream.write(f"\r\x1b[K[{bar}] {share * 100:3.0f}% {text}")
+            self.stream.write(f"\r\x1b[K{head} {text}")
             self._drawn = True
         else:
             now = time.monotonic()
             if now - self._last_plain < self.every and share < 1.0:
                 return
             self._last_plain = now
-            self.stream.write(f"{share * 100:3.0f}% {text}\n")
+            plain = head if self.total is None else f"{share * 100:3.0f}%"
+            self.stream.write(f"{plain} {text}\n")
         self.stream.flush()
 
     def close(self) -> None:

@@ -9,6 +9,7 @@ and adds `samples` (derived per-direction figures) and `summary`.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import time
 from collections import deque
@@ -34,6 +35,7 @@ from loadtest.stats import (
 
 CHECKPOINT_SECONDS = 10.0
 SHARE_WINDOW_TICKS = 10  # judge whether the generator keeps up over this many stats ticks
+RX_WINDOW_SECONDS = 1.0  # forwarded rate: RX counted over at least this long (and 2 ticks)
 
 
 @dataclass(frozen=True)
@@ -144,9 +146,14 @@ class RampRun:
             "summary": {},
             "status": "running",
         }
-        self._samples_raw: list[dict] = []
+        self._last_raw: dict | None = None
+        self.first: dict | None = None  # stats right after clearing
+        self.final: dict | None = None  # stats after the stop and drain
         window = max(3, math.ceil(SHARE_WINDOW_TICKS * plan.stats_tick / plan.sample_interval))
         self._window = {d.label: deque(maxlen=window) for d in dirs}
+        rx_seconds = max(RX_WINDOW_SECONDS, 2 * plan.stats_tick)
+        rx_window = max(1, math.ceil(rx_seconds / plan.sample_interval - 1e-9))
+        self._rx_window = {d.label: deque(maxlen=rx_window) for d in dirs}
 
     def run(self) -> dict:
         """Run, always finishing with traffic stopped and the JSON written."""
@@ -158,7 +165,8 @@ class RampRun:
             if error:
                 self.result["error"] = error
         finally:
-            self._stop()
+            with contextlib.suppress(BaseException):  # a second Ctrl-C must not lose the JSON
+                self._stop()
             self._finish()
         return self.result
 
@@ -183,8 +191,9 @@ class RampRun:
                 current = step.pps
             _sleep_until(self.clock, t0 + (i + 1) * si)
             self.session.check_stop()
+            before = self.clock()
             stats = self.client.get_stats(ports=self.ports)
-            now = self.clock()
+            now = (before + self.clock()) / 2  # the server read its counters in between
             self._record(i, now - t0, now - last_t, step, prev, stats)
             prev, last_t = stats, now
             self.session.check_stop()
@@ -203,7 +212,10 @@ class RampRun:
             window = self._window[d.label]
             window.append((raw.tx_packets, step.pps, dt))
             share = generator_share(list(window), self.plan.stats_tick)
-            per_dir[d.label] = dir_sample(prev, cur, d, dt, step.pps, share)
+            rx_window = self._rx_window[d.label]
+            rx_window.append((raw.rx_packets, dt))
+            rx_pps = sum(w[0] for w in rx_window) / max(sum(w[1] for w in rx_window), 1e-9)
+            per_dir[d.label] = dir_sample(prev, cur, d, dt, step.pps, share, rx_pps)
         sample = {
             "second": second,
             "elapsed": round(elapsed, 6),
@@ -216,7 +228,7 @@ class RampRun:
                 d.label: latency(cur, LATENCY_PG_BASE + d.index) for d in self.dirs
             }
         self.result["samples"].append(sample)
-        self._samples_raw.append(cur)
+        self._last_raw = cur
         self.progress.update(elapsed, self._line(step, per_dir))
 
     def _line(self, step: Step, per_dir: dict[str, DirSample]) -> str:
@@ -232,17 +244,16 @@ class RampRun:
         try:
             self.client.stop(ports=self.tx_ports)
             time.sleep(self.plan.drain)
-            self.final = self.client.get_stats(ports=self.ports)
+            self.final = self.session.settled_stats(self.ports, self.plan.stats_tick, 5)
         except Exception:  # server gone or interrupted again: keep what we have
-            self.final = self._samples_raw[-1] if self._samples_raw else None
+            self.final = self._last_raw
 
     def _finish(self) -> None:
         self.progress.close()
         dirs = summarize(self.result["samples"], self.dirs, self.line_pps, self.threshold)
         summary: dict = {"directions": dirs}
-        first = getattr(self, "first", None)
-        if first is not None and self.final is not None:
-            summary["totals"] = totals(first, self.final, self.dirs)
+        if self.first is not None and self.final is not None:
+            summary["totals"] = totals(self.first, self.final, self.dirs)
             if self.spec.latency:
                 summary["latency"] = {
                     d.label: latency(self.final, LATENCY_PG_BASE + d.index) for d in self.dirs

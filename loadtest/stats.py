@@ -55,6 +55,7 @@ class DirSample:
     loss_ratio: float  # (tx - rx) / tx of this interval, clamped to [0, 1]
     rx_errors: int  # delta of the RX port's ierrors
     generator_share: float = 1.0  # share of the asked rate the generator really sent
+    rx_window_pps: float | None = None  # RX rate over the last second or so (less jitter)
 
     @property
     def offered_pps(self) -> float:
@@ -71,9 +72,11 @@ class DirSample:
 
         Right after a rate step the counters (up to a tick late) still hold
         some of the previous, lower rate, which dilutes the loss of the new
-        one; the measured RX rate bounds that error.
+        one; the measured RX rate (over a window, to damp clock jitter and
+        counter steps) bounds that error.
         """
-        return min(self.offered_pps * (1.0 - self.loss_ratio), self.rx_pps)
+        rx = self.rx_pps if self.rx_window_pps is None else self.rx_window_pps
+        return min(self.offered_pps * (1.0 - self.loss_ratio), rx)
 
     def to_json(self) -> dict:
         data = asdict(self)
@@ -119,6 +122,7 @@ def dir_sample(
     seconds: float,
     intended_pps: float,
     share: float = 1.0,
+    rx_window_pps: float | None = None,
 ) -> DirSample:
     tx = port_counter(cur, direction.tx_port, "opackets") - port_counter(
         prev, direction.tx_port, "opackets"
@@ -139,6 +143,7 @@ def dir_sample(
         loss_ratio=loss_ratio(tx, rx),
         rx_errors=errors,
         generator_share=share,
+        rx_window_pps=rx_window_pps,
     )
 
 

@@ -130,3 +130,37 @@ def test_pending_without_timer_is_explained(setup, capsys):
     assert main(["apply", "-c", str(cfg), *args]) == 1
     assert "rollback timer is no longer running" in capsys.readouterr().err
     assert sim.dataplane.mutations == 0
+
+
+def test_config_naming_an_absent_phy_is_refused(setup, capsys):
+    sim, cfg, args, _ = setup
+    cfg.write_text("interfaces:\n  GigabitEthernet9/0/0:\n    mtu: 9000\n")
+    for extra in ([], ["--dry-run"]):
+        assert main(["apply", "-c", str(cfg), *extra, *args]) == 1
+        err = capsys.readouterr().err
+        assert "GigabitEthernet9/0/0" in err and "not present" in err
+        assert "Traceback" not in err and err.count("\n") == 1
+    assert sim.dataplane.mutations == 0
+
+
+def test_confirm_without_a_usable_state_dir_rolls_back(setup, capsys):
+    sim, cfg, args, tmp = setup
+    blocker = tmp / "not-a-dir"
+    blocker.write_text("")
+    args = [*args[:args.index("--state-dir")], "--state-dir", str(blocker / "state")]
+    with VppConnection.open(sim.socket, sim.api_dir) as conn:
+        pre = conn.dump()
+    assert main(["apply", "-c", str(cfg), "--confirm", "30", *args]) == 1
+    err = capsys.readouterr().err
+    assert "cannot arm the confirm timer" in err and "back to the state before" in err
+    with VppConnection.open(sim.socket, sim.api_dir) as conn:
+        assert conn.dump() == pre
+
+
+def test_apply_without_vpp_is_a_one_line_error(setup, capsys):
+    _, cfg, args, tmp = setup
+    args = [*args]
+    args[args.index("--vpp-api-socket") + 1] = str(tmp / "gone.sock")
+    assert main(["apply", "-c", str(cfg), *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "gone.sock does not exist" in err

@@ -266,3 +266,13 @@ def test_dump_of_fresh_vpp_has_only_phys(vpp_sim):
     assert sorted(live.interfaces) == [f"GigabitEthernet3/0/{n}" for n in range(4)]
     assert all(i.kind is InterfaceKind.PHY for i in live.interfaces.values())
     assert not (live.bonds or live.bridge_domains or live.acls or live.foreign)
+
+
+def test_full_definitions_of_a_real_vpp(vpp_sim, shared_dir):
+    """The client loading a real VPP 26.10's whole API directory (as installed in
+    /usr/share/vpp/api) works against the simulator: same names and CRCs."""
+    with VppConnection.open(vpp_sim.socket, shared_dir / "vpp" / "api") as conn:
+        build_sample(conn)
+        live = conn.dump()
+        assert conn.has_message("bond_create2") and not conn.has_message("ipsec_sa_dump")
+    assert live.bonds["BondEthernet1"].members == ("GigabitEthernet3/0/1", "GigabitEthernet3/0/2")

@@ -245,3 +245,34 @@ def test_io_errors_are_distinguishable(tmp_path: Path) -> None:
     with pytest.raises(config.ConfigIOError) as caught:
         config.load(str(tmp_path / "latin1.yaml"))
     assert caught.value.problems[0].line == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "hint"),
+    [
+        (
+            "interfaces:\n  GigabitEthernet3/0/0:\n    sub-interfaces:\n      100: {mtux: 1}\n",
+            "interfaces.GigabitEthernet3/0/0.sub-interfaces.100.mtux",
+            "'mtu'",
+        ),
+        (
+            "interfaces:\n  GigabitEthernet3/0/0:\n    sub-interfaces:\n"
+            "      100: {encapsulation: {dot1qq: 5}}\n",
+            "sub-interfaces.100.encapsulation.dot1qq",
+            "'dot1q'",
+        ),
+        (
+            "acls:\n  a:\n    terms:\n      - {action: permit, sorce: x}\n",
+            "acls.a.terms[0].sorce",
+            "'source'",
+        ),
+        ("taps:\n  tap0: {host: {name: t, mtux: 1}}\n", "taps.tap0.host.mtux", "'mtu'"),
+        ("sflow: {sampling-rate: 5}\n", "sflow.sampling-rate", "'sample-rate'"),
+    ],
+)
+def test_unknown_keys_get_a_hint_at_every_level(text: str, path: str, hint: str) -> None:
+    with pytest.raises(config.ConfigError) as caught:
+        config.loads(text)
+    (problem,) = caught.value.problems
+    assert problem.path.endswith(path)
+    assert f"did you mean {hint}?" in problem.message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from fractions import Fraction
 
@@ -12,6 +13,7 @@ from loadtest.cli import main
 from loadtest.linerate import average_frame_size, line_rate_pps, parse_rate
 from loadtest.ndr import NdrPlan, goal_results
 from loadtest.profiles import ProfileError, TrafficSpec, make_flows, size_mix
+from loadtest.progress import Progress
 from loadtest.ramp import RampPlan, summarize
 from loadtest.report import load_runs, render
 from loadtest.stats import dir_sample, directions, generator_share, write_json
@@ -209,3 +211,39 @@ def test_bad_input_is_one_line_usage_error(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and "\n" not in err and "Traceback" not in err
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_on_a_tty_and_plain_lines_elsewhere():
+    tty = _Tty()
+    bar = Progress(10.0, stream=tty)
+    bar.update(5.0, "ramp 1.000 Mpps")
+    bar.close()
+    assert "\r" in tty.getvalue() and "[############------------]  50% ramp" in tty.getvalue()
+    plain = io.StringIO()
+    lines = Progress(10.0, stream=plain, every=60.0)
+    for t in (1.0, 2.0, 3.0, 10.0):
+        lines.update(t, f"t={t}")
+    assert plain.getvalue().splitlines() == [" 10% t=1.0", "100% t=10.0"]  # throttled
+    quiet = io.StringIO()
+    Progress(None, stream=quiet, quiet=True).update(1.0, "x")
+    assert quiet.getvalue() == ""
+
+
+def test_client_path_without_a_client_is_one_line_error(tmp_path, capsys):
+    assert main(["ndr", "--trex-client-path", str(tmp_path), "-q"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert "no trex/stl/api.py found" in err and "\n" not in err
+
+
+def test_client_path_accepts_an_install_layout(tmp_path):
+    from loadtest.client import _client_dirs
+
+    api = tmp_path / "automation/trex_control_plane/interactive/trex/stl"
+    api.mkdir(parents=True)
+    (api / "api.py").write_text("")
+    assert _client_dirs(tmp_path) == [tmp_path / "automation/trex_control_plane/interactive"]

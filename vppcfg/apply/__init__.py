@@ -106,7 +106,7 @@ def _verify(conn: Any, desired: Dataplane, engine: Engine, outcome: Outcome) -> 
 
     try:
         outcome.unverified = engine.plan(desired, conn.dump())
-    except VppError as err:
+    except (VppError, ValueError) as err:  # VPP gone, or the planner refuses
         return f"verification impossible: {err}"
     if outcome.unverified:
         return (f"verification failed: VPP still differs from the config in "
@@ -136,6 +136,8 @@ def rollback(conn: Any, target: Dataplane, engine: Engine | None = None) -> Roll
         _roll_back(conn, target, engine or Engine(), report)
     except VppError as err:  # cannot even read VPP: say so instead of crashing the report
         report.aborted = str(err)
+    except ValueError as err:  # the planner refuses (PlanError)
+        report.aborted = f"cannot plan the rollback: {err}"
     return report
 
 

@@ -9,6 +9,7 @@ failure. With --confirm N the change undoes itself after N seconds unless
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from typing import Any
@@ -84,6 +85,8 @@ def load_desired(path: str) -> tuple[Any, int]:
 def run_apply(args: argparse.Namespace) -> int:
     from vppcfg.apply.confirm import ConfirmError, is_pending, timer_alive
     from vppcfg.apply.lock import ApplyLock, LockBusy, LockError
+    from vppcfg.objects import RenderError
+    from vppcfg.planner import PlanError
     from vppcfg.vpp import VppConnection, VppError
 
     desired, code = load_desired(args.config)
@@ -107,7 +110,7 @@ def run_apply(args: argparse.Namespace) -> int:
     except VppError as err:
         _err(str(err))
         return EXIT_USAGE
-    except ConfirmError as err:
+    except (ConfirmError, PlanError, RenderError) as err:
         _err(str(err))
         return EXIT_FAILED
 
@@ -127,7 +130,6 @@ def _dry_run(conn: Any, desired: Any) -> int:
 
 def _apply(conn: Any, desired: Any, args: argparse.Namespace) -> int:
     from vppcfg.apply import apply_config, format_outcome
-    from vppcfg.apply.confirm import Pending, record, start_timer
 
     started = time.perf_counter()
     outcome = apply_config(conn, desired)
@@ -137,13 +139,31 @@ def _apply(conn: Any, desired: Any, args: argparse.Namespace) -> int:
         return EXIT_FAILED
     print(f"{report} ({time.perf_counter() - started:.2f}s)")
     if args.confirm and outcome.executed:
-        record(args.state_dir, Pending(
-            pre=outcome.pre, api_socket=args.vpp_api_socket, json_dir=args.vpp_json_dir,
-            lock_file=args.lock_file, deadline=time.time() + args.confirm, timeout=args.timeout,
-        ))
+        return _arm_confirm(conn, outcome, args)
+    return EXIT_OK
+
+
+def _arm_confirm(conn: Any, outcome: Any, args: argparse.Namespace) -> int:
+    """Record the pre-apply state and start the rollback timer; without a
+    safety net the change is not kept: roll back at once."""
+    from vppcfg.apply import Outcome, format_outcome, rollback
+    from vppcfg.apply.confirm import ConfirmError, Pending, record, start_timer
+
+    pending = Pending(
+        pre=outcome.pre, api_socket=os.path.abspath(args.vpp_api_socket),
+        json_dir=os.path.abspath(args.vpp_json_dir), lock_file=os.path.abspath(args.lock_file),
+        deadline=time.time() + args.confirm, timeout=args.timeout,
+    )
+    try:
+        record(args.state_dir, pending)
         pid = start_timer(args.state_dir)
-        print(f"run `vppcfg confirm` within {args.confirm:g}s to keep this change, "
-              f"or it is rolled back (timer pid {pid})")
+    except (ConfirmError, OSError) as err:
+        _err(f"cannot arm the confirm timer ({err}); rolling back")
+        failed = Outcome(ok=False, error="no confirm timer", rollback=rollback(conn, outcome.pre))
+        print(format_outcome(failed), file=sys.stderr)
+        return EXIT_FAILED
+    print(f"run `vppcfg confirm` within {args.confirm:g}s to keep this change, "
+          f"or it is rolled back (timer pid {pid})")
     return EXIT_OK
 
 

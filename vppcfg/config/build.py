@@ -7,7 +7,7 @@ object came from is kept in `Built.where` for the semantic rules' messages.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from vppcfg.config import names, tables
@@ -117,8 +117,6 @@ def _tap_mtus(interfaces: dict[str, Interface], taps: dict[str, Tap], data: dict
 
 
 def _replace(iface: Interface, **changes: Any) -> Interface:
-    from dataclasses import replace
-
     return replace(iface, **changes)
 
 
@@ -221,7 +219,7 @@ def _tap(name: str, body: dict[str, Any]) -> Tap:
     )
 
 
-_SETTINGS = {
+SETTINGS = {
     "learn": "learn",
     "unicast-flood": "unicast_flood",
     "unknown-unicast-flood": "unknown_unicast_flood",
@@ -241,7 +239,7 @@ def _bridge(name: str, body: dict[str, Any]) -> BridgeDomain:
         mtu=body.get("mtu", 1500),
         bvi=body.get("bvi"),
         members=tuple(sorted(body.get("interfaces", ()))),
-        settings=BridgeSettings(**{_SETTINGS[k]: v for k, v in settings.items()}),
+        settings=BridgeSettings(**{SETTINGS[k]: v for k, v in settings.items()}),
     )
 
 

@@ -8,12 +8,13 @@ tunnel or tap, which VPP chooses) are left out.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import yaml
 
 from vppcfg.config import tables
-from vppcfg.config.build import _SETTINGS
+from vppcfg.config.build import SETTINGS
 from vppcfg.model import (
     Acl,
     AclTerm,
@@ -79,8 +80,6 @@ def _kind(dp: Dataplane, kind: InterfaceKind) -> list[Interface]:
 
 def _natural(name: str) -> tuple:
     """Sort `GigabitEthernet3/0/10` after `GigabitEthernet3/0/9`, `loop10` after `loop9`."""
-    import re
-
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"([0-9]+)", name))
 
 
@@ -223,7 +222,7 @@ def _bridge(bridge: BridgeDomain) -> dict[str, Any]:
     default = BridgeSettings()
     settings = {
         key: getattr(bridge.settings, attr)
-        for key, attr in _SETTINGS.items()
+        for key, attr in SETTINGS.items()
         if getattr(bridge.settings, attr) != getattr(default, attr)
     }
     if settings:

@@ -22,7 +22,14 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import ScalarNode
 from yaml.resolver import BaseResolver, Resolver
 
-from vppcfg.config.problems import ConfigError, ConfigIOError, Path, Problem, index
+from vppcfg.config.problems import (
+    ConfigError,
+    ConfigIOError,
+    Path,
+    Problem,
+    format_path,
+    index,
+)
 
 MAX_BYTES = 4 * 1024 * 1024  # a generous limit: 10,000 objects take well under 1 MiB
 MAX_DEPTH = 32  # the language nests at most 6 levels
@@ -35,14 +42,25 @@ class _Resolver(BaseResolver):
     """PyYAML's YAML 1.1 implicit types, minus base-60 ints and floats."""
 
 
-_SEXAGESIMAL = re.compile(r":[0-5]?[0-9]")
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
 for _first, _pairs in Resolver.yaml_implicit_resolvers.items():
     for _tag, _regexp in _pairs:
-        if _tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float"):
-            pattern = _regexp.pattern.replace("|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+", "")
-            pattern = pattern.replace("|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*", "")
-            _regexp = re.compile(pattern, re.X)
-        _Resolver.yaml_implicit_resolvers.setdefault(_first, []).append((_tag, _regexp))
+        if _tag not in (_INT, _FLOAT):
+            _Resolver.yaml_implicit_resolvers.setdefault(_first, []).append((_tag, _regexp))
+_Resolver.add_implicit_resolver(
+    _INT,
+    re.compile(r"^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+)$"),
+    list("-+0123456789"),
+)
+_Resolver.add_implicit_resolver(
+    _FLOAT,
+    re.compile(
+        r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+0123456789."),
+)
 
 _RESOLVER = _Resolver()
 _CONSTRUCTOR = SafeConstructor()
@@ -337,6 +355,4 @@ class _Builder:
 
 
 def _display(path: Path) -> str:
-    from vppcfg.config.problems import format_path
-
     return format_path(path)

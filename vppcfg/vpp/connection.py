@@ -29,15 +29,11 @@ if TYPE_CHECKING:
     from vppcfg.model import Dataplane
     from vppcfg.vpp.context import ApiContext
 
-# When a message is missing, say which VPP brought it (for the error message).
+# When a message is missing, say which VPP release brought it (for the error
+# message). Only releases we are sure of; other messages have older fallbacks.
 SINCE = {
     "bond_create2": "21.06",
     "sw_bond_interface_dump": "21.06",
-    "tap_create_v3": "22.10",
-    "vxlan_add_del_tunnel_v3": "22.06",
-    "vxlan_tunnel_v2_dump": "22.06",
-    "lcp_itf_pair_add_del_v3": "23.06",
-    "bridge_domain_add_del_v2": "22.02",
 }
 
 LCP_MAX_PAGES = 10000  # bound on lcp_itf_pair_get cursor pages (EAGAIN retries)
@@ -107,21 +103,27 @@ class VppConnection:
         A non-zero retval raises VppApiError. For streamed replies the
         (reply, details) pair of vpp_papi is returned as is.
         """
+        reply = self._invoke(message, args)
+        # a streamed "get" answers (reply, details); a plain reply is a namedtuple
+        streamed = isinstance(reply, tuple) and not hasattr(reply, "_fields")
+        head = reply[0] if streamed else reply
+        retval = getattr(head, "retval", 0)
+        if retval != 0:
+            raise VppApiError(message, retval, args)
+        return reply
+
+    def _invoke(self, message: str, args: dict[str, Any]) -> Any:
+        """The vpp_papi call itself, its failures turned into VppErrors."""
         func = getattr(self._api, message, None)
         if func is None:
             raise VppMessageMissing(f"this VPP lacks {message}")
         self.calls += 1
         try:
-            reply = func(**args)
+            return func(**args)
         except self._client.VPPIOError as err:
             raise VppTimeout(f"{message}: no answer from VPP ({err})") from err
         except (OSError, self._client.VPPValueError) as err:
             raise VppError(f"{message}: {err}") from err
-        head = reply[0] if isinstance(reply, tuple) and len(reply) == 2 else reply
-        retval = getattr(head, "retval", 0)
-        if retval != 0:
-            raise VppApiError(message, retval, args)
-        return reply
 
     def call_many(self, requests: list[tuple[str, dict[str, Any]]],
                   window: int = PIPELINE_WINDOW) -> list[list[Any]]:
@@ -169,14 +171,9 @@ class VppConnection:
         cursor = 0
         details: list[Any] = []
         for _ in range(LCP_MAX_PAGES):
-            func = getattr(self._api, message)
-            self.calls += 1
-            try:
-                reply, page = func(cursor=cursor, **args)
-            except self._client.VPPIOError as err:
-                raise VppTimeout(f"{message}: no answer from VPP ({err})") from err
+            reply, page = self._invoke(message, {**args, "cursor": cursor})
             details.extend(page)
-            if reply.retval == EAGAIN:
+            if reply.retval == EAGAIN:  # more to come: ask again from this cursor
                 cursor = reply.cursor
                 continue
             if reply.retval != 0:

@@ -86,7 +86,13 @@ def collect(conn: Any) -> RawDump:
     """Ask VPP for everything the model holds. `conn` is a VppConnection."""
     raw = RawDump()
     raw.interfaces = plain_list(conn.call("sw_interface_dump", sw_if_index=NONE))
-    indexes = [i["sw_if_index"] for i in raw.interfaces if i["sw_if_index"] != 0]
+    if conn.has_message("lcp_itf_pair_get"):
+        # Never lcp_itf_pair_get_v2 with sw_if_index ~0: VPP answers with the
+        # v1 reply and the client waits forever.
+        raw.lcp_pairs = plain_list(conn.dump_stream("lcp_itf_pair_get"))
+    # no addresses to read on local0 and linux-cp's host interfaces
+    internal = {0} | {p["host_sw_if_index"] for p in raw.lcp_pairs}
+    indexes = [i["sw_if_index"] for i in raw.interfaces if i["sw_if_index"] not in internal]
     raw.addresses = collect_addresses(conn, indexes)
     raw.bridge_domains = plain_list(conn.call("bridge_domain_dump", bd_id=NONE, sw_if_index=NONE))
     raw.l2xc = plain_list(conn.call("l2_xconnect_dump"))
@@ -100,10 +106,6 @@ def collect(conn: Any) -> RawDump:
         if conn.has_message(message):
             raw.vxlans = plain_list(conn.call(message, sw_if_index=NONE))
             break
-    if conn.has_message("lcp_itf_pair_get"):
-        # Never lcp_itf_pair_get_v2 with sw_if_index ~0: VPP answers with the
-        # v1 reply and the client waits forever.
-        raw.lcp_pairs = plain_list(conn.dump_stream("lcp_itf_pair_get"))
     _collect_sflow(conn, raw)
     if conn.has_message("acl_dump"):
         raw.acls = plain_list(conn.call("acl_dump", acl_index=NONE))

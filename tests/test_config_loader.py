@@ -1,0 +1,48 @@
+"""The YAML reader: YAML 1.1 scalars as PyYAML reads them (minus base-60),
+positions of every value, and the limits that keep bad input harmless."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from vppcfg.config import ConfigError, ConfigIOError
+from vppcfg.config.loader import MAX_DEPTH, parse
+
+SCALARS = "a: 0x1F\nb: 017\nc: 1_000\nd: 1.5\ne: -3\nf: yes\ng: 'yes'\nh: ~\ni: 2001:db8::1\n"
+
+
+def test_scalars_match_pyyaml_yaml11() -> None:
+    assert parse(SCALARS, "x").data == yaml.safe_load(SCALARS)
+
+
+def test_base60_numbers_stay_text() -> None:
+    doc = parse("mac: 10:20:30:40:50:59\ntime: 1:30\nf: 1:30.5\n", "x")
+    assert doc.data == {"mac": "10:20:30:40:50:59", "time": "1:30", "f": "1:30.5"}
+
+
+def test_marks_point_at_values_and_keys() -> None:
+    doc = parse("loopbacks:\n  loop0:\n    mtu: 9000\n    addresses: [192.0.2.1/32]\n", "x")
+    assert doc.mark(("loopbacks", "loop0")) == (2, 3)
+    assert doc.mark(("loopbacks", "loop0", "mtu")) == (3, 10)
+    assert doc.mark(("loopbacks", "loop0", "addresses", 0)) == (4, 17)
+    assert doc.mark(("loopbacks", "loop0", "missing", "deeper")) == (2, 3)
+
+
+def test_all_duplicate_keys_are_reported() -> None:
+    with pytest.raises(ConfigError) as caught:
+        parse("a: 1\nb: 2\na: 3\nb: 4\n", "x")
+    assert [(p.line, p.path) for p in caught.value.problems] == [(3, "a"), (4, "b")]
+
+
+def test_limits() -> None:
+    deep = "a: " + "[" * (MAX_DEPTH + 5) + "]" * (MAX_DEPTH + 5)
+    with pytest.raises(ConfigError, match="nested deeper"):
+        parse(deep, "x")
+    # a million levels must not take long or crash the parser: it stops early
+    with pytest.raises(ConfigError, match="nested deeper"):
+        parse("[" * 1_000_000, "x")
+    with pytest.raises(ConfigIOError, match="limited to 4 MiB"):
+        parse("#" * (5 * 1024 * 1024), "x")
+    with pytest.raises(ConfigError, match="refers to no complete anchor"):
+        parse("a: &x [*x]\n", "x")
