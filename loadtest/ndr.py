@@ -30,6 +30,8 @@ from loadtest.progress import Progress, fmt_pps
 from loadtest.stats import Direction, jsonable, latency, loss_ratio, port_counter, write_json
 
 MAX_SETTLE_READS = 20
+STRETCH_FACTOR = 1.02  # traffic running this much longer than asked (plus a margin and
+STRETCH_MARGIN = 0.05  # the usual start/stop overhead) means the generator fell short
 WAIT_POLL = 0.02  # seconds between checks of the client's (event-driven) port state
 
 
@@ -95,6 +97,8 @@ class TrexMeasurer(AbstractMeasurer):
         self.ports = sorted({p for d in dirs for p in (d.tx_port, d.rx_port)})
         self.tx_ports = [d.tx_port for d in dirs]
         self.trials: list[dict] = []
+        # start/stop overhead of a trial beyond its duration, learnt from unstretched trials
+        self.overhead = STRETCH_MARGIN
         for d in dirs:
             self.client.add_streams(build_streams(session.api, spec, d.index), ports=[d.tx_port])
 
@@ -104,18 +108,29 @@ class TrexMeasurer(AbstractMeasurer):
         self.client.clear_stats(ports=self.ports)
         mult = f"{multiplier(self.spec, intended_load):.12g}"
         self.client.start(ports=self.tx_ports, mult=mult, duration=intended_duration)
+        sending = self.clock()
         stopped_early = self._wait(intended_duration)
+        traffic_seconds = self.clock() - sending
         time.sleep(self.plan.drain)
         stats = self.session.settled_stats(self.ports, self.plan.stats_tick, MAX_SETTLE_READS)
         trial = self._trial(intended_duration, intended_load, stats, started, stopped_early)
+        trial["traffic_seconds"] = round(traffic_seconds, 6)
+        # Counts per intended duration: a generator that cannot reach the rate sends
+        # the same packets over a longer time; only the share sent in time counts.
+        scale = 1.0
+        if stretched(intended_duration, traffic_seconds, self.overhead):
+            scale = min(1.0, intended_duration / (traffic_seconds - self.overhead))
+        else:
+            self.overhead = min(self.overhead, max(0.0, traffic_seconds - intended_duration))
+        trial["stretched"] = scale < 1.0
         self.trials.append(trial)
         self.on_trial(trial)
         return MeasurementResult(
             intended_duration=intended_duration,
             intended_load=intended_load,
-            offered_count=trial["tx_packets"],
-            forwarding_count=trial["rx_packets"],
-            # a stopped (overloaded) generator leaves packets unsent: counted as loss
+            offered_count=round(trial["tx_packets"] * scale),
+            forwarding_count=round(trial["rx_packets"] * scale),
+            # unsent packets (stretched or stopped) count as loss; T-Rex's +1 packet does not
             intended_count=max(trial["intended_packets"], trial["tx_packets"]),
         )
 
@@ -160,6 +175,11 @@ class TrexMeasurer(AbstractMeasurer):
             "directions": per_dir,
             "stats": jsonable({k: v for k, v in stats.items() if k in self.ports}),
         }
+
+
+def stretched(duration: float, traffic_seconds: float, overhead: float) -> bool:
+    """The real T-Rex counts a duration in packets: under overload it runs longer."""
+    return traffic_seconds > duration * STRETCH_FACTOR + overhead + STRETCH_MARGIN
 
 
 def goal_results(search: MultipleLossRatioSearch, plan: NdrPlan, trials: list[dict],

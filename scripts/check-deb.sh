@@ -20,5 +20,9 @@ done
 test -f /lib/systemd/system/vppcfg.service || test -f /usr/lib/systemd/system/vppcfg.service
 # The boot helper must leave things alone when the config is absent.
 /usr/lib/vppcfg/vppcfg-boot /nonexistent/vppcfg.yaml
+bad=$(mktemp --suffix=.yaml)
+printf 'interfaces:\n  GigabitEthernet3/0/0:\n    mtu: 99999\n' > "$bad"
+/usr/lib/vppcfg/vppcfg-boot "$bad"   # invalid: logs why, exits 0, touches nothing
+rm -f "$bad"
 lintian --fail-on error --suppress-tags-from-file /dev/null "$deb"
 echo "deb check: OK"

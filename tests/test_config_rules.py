@@ -258,3 +258,39 @@ VALID = {
 @pytest.mark.parametrize("case", sorted(VALID))
 def test_rule_accepts(case: str) -> None:
     assert config.loads(VALID[case]).interfaces
+
+
+@pytest.mark.parametrize(
+    ("section", "name", "body", "ok"),
+    [
+        ("loopbacks", "loop4095", "{}", True),
+        ("loopbacks", "loop4096", "{}", False),
+        ("loopbacks", "loop01", "{}", False),
+        ("taps", "tap1024", "{host: {name: h}}", True),
+        ("taps", "tap1025", "{host: {name: h}}", False),
+        ("bridgedomains", "bd16777215", "{}", True),
+        ("bridgedomains", "bd16777216", "{}", False),
+        ("bondethernets", "BondEthernet4294967294", "{}", True),
+        ("bondethernets", "BondEthernet4294967295", "{}", False),
+        ("bondethernets", "bondethernet0", "{}", False),
+        (
+            "vxlan_tunnels",
+            "vxlan_tunnel2147483647",
+            "{local: 192.0.2.1, remote: 192.0.2.2, vni: 1}",
+            True,
+        ),
+        (
+            "vxlan_tunnels",
+            "vxlan_tunnel2147483648",
+            "{local: 192.0.2.1, remote: 192.0.2.2, vni: 1}",
+            False,
+        ),
+    ],
+)
+def test_instance_ranges(section: str, name: str, body: str, ok: bool) -> None:
+    text = f"{section}:\n  {name}: {body}\n"
+    if ok:
+        config.loads(text)
+    else:
+        with pytest.raises(config.ConfigError, match="is not a valid name here"):
+            config.loads(text)

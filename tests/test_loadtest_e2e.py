@@ -136,6 +136,20 @@ def test_a_generator_that_cannot_keep_up_is_flagged(trex_emu_factory, tmp_path):
     assert d0["max_forwarded_pps"] == pytest.approx(0.8e6, rel=0.12)
 
 
+def test_ndr_sees_a_stretched_duration_as_loss(trex_emu_factory, tmp_path):
+    # the real T-Rex counts a duration in packets: a generator that manages only 2 Mpps
+    # sends a 1 s trial at 4 Mpps in 2 s, without loss and without an error
+    emu = trex_emu_factory(max_tx_pps=2e6, time_scale=1.0, stats_tick=0.05)
+    run = _ndr(emu, tmp_path / "stretch.json", 0.05, "--min-rate", "1mpps", "--max-rate",
+               "4mpps", "--initial-duration", "1", "--precision", "2")
+    ndr = run["goals"][0]
+    # counting packets alone would call 4 Mpps lossless; a stretch is seen beyond 2 % + 50 ms
+    assert 1.9e6 <= ndr["lower_bound_pps"] <= 2.16e6
+    first = run["trials"][0]
+    assert first["load_pps"] == 4e6 and first["stretched"] and first["loss_ratio"] == 0
+    assert first["traffic_seconds"] == pytest.approx(2.0, abs=0.3)
+
+
 def test_ndr_with_latency_reports_latency(trex_emu_factory, tmp_path):
     emu = trex_emu_factory(capacity_pps=(2e6, 2e6), time_scale=10.0)
     run = _ndr(emu, tmp_path / "lat.json", 0.05, "--latency", "--pdr", "1")

@@ -50,6 +50,12 @@ LIMITS = {
 }
 
 
+def numbered(pattern: re.Pattern[str], prefix: str, name: str) -> bool:
+    """`name` is `<prefix>N` with N in the documented range for that prefix."""
+    low, high = LIMITS[prefix]
+    return bool(pattern.fullmatch(name)) and low <= instance(name) <= high
+
+
 def instance(name: str) -> int:
     """The trailing number of loopN / BondEthernetN / vxlan_tunnelN / tapN / bdN."""
     digits = re.search(r"[0-9]+$", name)

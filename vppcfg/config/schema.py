@@ -24,21 +24,21 @@ from vppcfg.config.problems import Path, Problem, format_path, index
 SECTIONS = {
     # section: (include name, how its keys are spelled, key check)
     "interfaces": ("interface", "a VPP interface name such as GigabitEthernet3/0/0"),
-    "bondethernets": ("bondethernet", "BondEthernetN"),
+    "bondethernets": ("bondethernet", "BondEthernetN with N from 0 to 4294967294"),
     "loopbacks": ("loopback", "loopN with N from 0 to 4095"),
     "bridgedomains": ("bridgedomain", "bdN with N from 1 to 16777215"),
-    "vxlan_tunnels": ("vxlan", "vxlan_tunnelN"),
+    "vxlan_tunnels": ("vxlan", "vxlan_tunnelN with N from 0 to 2147483647"),
     "taps": ("tap", "tapN with N from 0 to 1024"),
     "prefixlists": ("prefixlist", "lower-case letters, digits and '-', starting with a letter"),
     "acls": ("acl", "lower-case letters, digits and '-', starting with a letter"),
 }
 _KEY_CHECKS = {
-    "interfaces": lambda k: names.interface_kind(k) not in (None,),
-    "bondethernets": lambda k: bool(names.BOND_RE.fullmatch(k)),
-    "loopbacks": lambda k: bool(names.LOOPBACK_RE.fullmatch(k)),
-    "bridgedomains": lambda k: bool(names.BRIDGE_RE.fullmatch(k)) and k != "bd0",
-    "vxlan_tunnels": lambda k: bool(names.VXLAN_RE.fullmatch(k)),
-    "taps": lambda k: bool(names.TAP_RE.fullmatch(k)) and names.instance(k) <= 1024,
+    "interfaces": lambda k: names.interface_kind(k) is not None,
+    "bondethernets": lambda k: names.numbered(names.BOND_RE, "BondEthernet", k),
+    "loopbacks": lambda k: names.numbered(names.LOOPBACK_RE, "loop", k),
+    "bridgedomains": lambda k: names.numbered(names.BRIDGE_RE, "bd", k),
+    "vxlan_tunnels": lambda k: names.numbered(names.VXLAN_RE, "vxlan_tunnel", k),
+    "taps": lambda k: names.numbered(names.TAP_RE, "tap", k),
     "prefixlists": lambda k: bool(names.LIST_NAME_RE.fullmatch(k)) and len(k) <= 64 and k != "any",
     "acls": lambda k: bool(names.LIST_NAME_RE.fullmatch(k)) and len(k) <= 56,
 }
