@@ -4,7 +4,8 @@ vpp_sim: a VPP simulator (the real model, vppcfg.sim.dataplane.SimDataplane, wit
 default inventory) serving our API definitions on a short temporary unix socket, in
 background threads. It yields a SimHandle: .socket, .api_dir, .dataplane, .server and
 .client() (a connected vpp_papi VPPApiClient, disconnected at teardown).
-vpp_sim_factory: the same with a chosen handler, inventory, fail_after or api_dir.
+vpp_sim_factory: the same with a chosen handler, inventory, fail_after, api_dir or
+kernel_vlan (False: a Linux without 802.1q, as on the recorded VPP).
 Tests using them are skipped while the model is not importable.
 """
 
@@ -67,7 +68,8 @@ def short_socket_dir() -> str:
     return tempfile.mkdtemp(prefix="vppsim-")
 
 
-def default_model(phys: Any = None, fail_after: int | None = None) -> Any:
+def default_model(phys: Any = None, fail_after: int | None = None,
+                  kernel_vlan: bool = True) -> Any:
     try:
         from vppcfg.sim.dataplane import SimDataplane
     except ImportError as err:
@@ -75,9 +77,7 @@ def default_model(phys: Any = None, fail_after: int | None = None) -> Any:
     from vppcfg.sim.inventory import default_inventory
 
     phys = phys if phys is not None else default_inventory()
-    if fail_after is None:
-        return SimDataplane(phys)
-    return SimDataplane(phys, fail_after=fail_after)
+    return SimDataplane(phys, fail_after=fail_after, kernel_vlan=kernel_vlan)
 
 
 @pytest.fixture
@@ -90,9 +90,10 @@ def vpp_sim_factory() -> Iterator[Callable[..., SimHandle]]:
         phys: Any = None,
         fail_after: int | None = None,
         api_dir: str | Path | None = None,
+        kernel_vlan: bool = True,
         **server_kwargs: Any,
     ) -> SimHandle:
-        model = handler if handler is not None else default_model(phys, fail_after)
+        model = handler if handler is not None else default_model(phys, fail_after, kernel_vlan)
         directory = short_socket_dir()
         dirs.append(directory)
         socket_path = str(Path(directory) / "api.sock")

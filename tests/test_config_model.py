@@ -276,3 +276,35 @@ def test_unknown_keys_get_a_hint_at_every_level(text: str, path: str, hint: str)
     (problem,) = caught.value.problems
     assert problem.path.endswith(path)
     assert f"did you mean {hint}?" in problem.message
+
+
+def test_semantic_problems_are_reported_alongside_structural_ones() -> None:
+    text = """
+interfaces:
+  GigabitEthernet3/0/0:
+    mtux: 9000
+  GigabitEthernet3/0/1:
+    addresses: [192.0.2.1/24]
+  GigabitEthernet3/0/2:
+    addresses: [192.0.2.2/25]
+bridgedomains:
+  bd1:
+    interfaces: [GigabitEthernet3/0/0]
+"""
+    with pytest.raises(config.ConfigError) as caught:
+        config.loads(text)
+    messages = [p.message for p in caught.value.problems]
+    assert len(messages) == 2, messages
+    assert "unknown key 'mtux'" in messages[0]
+    assert "overlaps 192.0.2.1/24 on GigabitEthernet3/0/1" in messages[1]
+    # the malformed interface is not reported again as missing from bd1
+
+
+def test_a_malformed_section_stops_the_semantic_rules() -> None:
+    text = (
+        "interfaces: [GigabitEthernet3/0/0]\n"
+        "bridgedomains:\n  bd1: {interfaces: [GigabitEthernet3/0/0]}\n"
+    )
+    with pytest.raises(config.ConfigError) as caught:
+        config.loads(text)
+    assert len(caught.value.problems) == 1

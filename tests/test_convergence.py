@@ -84,6 +84,39 @@ def test_fixed_samples_both_paths(vpp_sim_factory):
             assert _without_macs(cli.dump()) == _without_macs(api.dump())
 
 
+def _bridge_and_sflow(settings: Any, sflow_on: str, rate: int) -> Dataplane:
+    from tests.apply_models import G, dp, phy
+    from vppcfg.model import BridgeDomain, Sflow
+
+    return dp(*(phy(name, sflow=name == sflow_on) for name in G),
+              bridge_domains=[BridgeDomain("bd10", 10, mtu=1500, members=(G[1], G[2]),
+                                           settings=settings)],
+              sflow=Sflow(sampling_rate=rate, polling_interval=rate // 100))
+
+
+def test_bridge_settings_and_sflow_changes_both_paths(vpp_sim_factory):
+    """Changed bridge flags and mac-age (`set bridge-domain ...`) and moved sFlow
+    (`sflow enable-disable`, global setters) run as CLI and reach the API's state."""
+    from vppcfg.model import BridgeSettings
+
+    changed = BridgeSettings(learn=False, unicast_forward=False, unicast_flood=False,
+                             unknown_unicast_flood=False, arp_termination=True,
+                             arp_unicast_forward=True, mac_age_minutes=5)
+    steps = [_bridge_and_sflow(BridgeSettings(), "GigabitEthernet3/0/0", 1000),
+             _bridge_and_sflow(changed, "GigabitEthernet3/0/3", 5000),
+             _bridge_and_sflow(BridgeSettings(mac_age_minutes=1), "GigabitEthernet3/0/0", 1000)]
+    api_sim, cli_sim = vpp_sim_factory(), vpp_sim_factory()
+    with VppConnection.open(api_sim.socket, api_sim.api_dir) as api, \
+            VppConnection.open(cli_sim.socket, cli_sim.api_dir) as cli:
+        for desired in steps:
+            apply_ok(api, desired)
+            apply_cli(cli, desired)
+            assert _without_macs(cli.dump()) == _without_macs(api.dump())
+        text = render_cli(plan(steps[1], cli.dump()), cli.acl_indexes())
+        assert "set bridge-domain arp term 10" in text and "set bridge-domain mac-age 10 5" in text
+        assert "sflow enable-disable GigabitEthernet3/0/3" in text
+
+
 CONFIG_SECTIONS = {"interfaces", "bondethernets", "loopbacks", "bridgedomains", "vxlan_tunnels",
                    "taps", "prefixlists", "acls", "sflow"}
 
@@ -101,9 +134,6 @@ def test_examples_converge_in_sequence(vpp_sim):
     if not files:
         pytest.skip("no examples/*.yaml yet")
     config = pytest.importorskip("vppcfg.config")
-    from vppcfg.sim.plugins.lcp import linux
-
-    linux(vpp_sim.dataplane.state).vlan_support = True  # the examples pair sub-interfaces
     with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
         for path in [*files, *reversed(files)]:
             desired = config.load(str(path))
@@ -115,11 +145,8 @@ def test_examples_cli_path_matches_api(vpp_sim_factory):
     if not files:
         pytest.skip("no examples/*.yaml yet")
     from vppcfg import config
-    from vppcfg.sim.plugins.lcp import linux
 
     api_sim, cli_sim = vpp_sim_factory(), vpp_sim_factory()
-    for sim in (api_sim, cli_sim):
-        linux(sim.dataplane.state).vlan_support = True
     with VppConnection.open(api_sim.socket, api_sim.api_dir) as api, \
             VppConnection.open(cli_sim.socket, cli_sim.api_dir) as cli:
         for path in files:

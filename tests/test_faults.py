@@ -50,8 +50,6 @@ def test_every_failing_call_of_the_richest_example_is_rolled_back(vpp_sim):
     if not ROUTER.exists():
         pytest.skip("examples/router.yaml not available")
     from vppcfg import config
-    from vppcfg.sim.plugins.lcp import linux
 
-    linux(vpp_sim.dataplane.state).vlan_support = True  # the example pairs sub-interfaces
     with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
         assert fail_every_call(vpp_sim, conn, config.load(str(ROUTER))) > 10

@@ -30,8 +30,8 @@ def _ports(emu) -> list[str]:
 
 
 def _ramp(emu, out: Path, *extra: str) -> dict:
-    tick = str(emu.emulator.cfg.stats_tick / emu.emulator.cfg.time_scale)
-    argv = ["ramp", *_ports(emu), "-q", "--warmup", "0.2", "--hold", "0.2", "--stats-tick", tick,
+    """A short ramp sampled every 0.1 s: the emulators here tick every 1 ms of wall time."""
+    argv = ["ramp", *_ports(emu), "-q", "--warmup", "0.2", "--hold", "0.2", "--stats-tick", "0.001",
             "--sample-interval", "0.1", "--drain", "0.05", "-o", str(out), *extra]
     assert main(argv) == 0
     return json.loads(out.read_text())
@@ -143,8 +143,9 @@ def test_ndr_sees_a_stretched_duration_as_loss(trex_emu_factory, tmp_path):
     run = _ndr(emu, tmp_path / "stretch.json", 0.05, "--min-rate", "1mpps", "--max-rate",
                "4mpps", "--initial-duration", "1", "--precision", "2")
     ndr = run["goals"][0]
-    # counting packets alone would call 4 Mpps lossless; a stretch is seen beyond 2 % + 50 ms
-    assert 1.9e6 <= ndr["lower_bound_pps"] <= 2.16e6
+    # counting packets alone would call 4 Mpps lossless. A stretch shows beyond 2 % + 50 ms
+    # + the trial's start/stop overhead, which jitters by ~0.1 s here: coarse for 1 s trials
+    assert 1.9e6 <= ndr["lower_bound_pps"] <= 2.3e6
     first = run["trials"][0]
     assert first["load_pps"] == 4e6 and first["stretched"] and first["loss_ratio"] == 0
     assert first["traffic_seconds"] == pytest.approx(2.0, abs=0.3)

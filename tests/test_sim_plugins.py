@@ -22,7 +22,7 @@ from tests.trace_tools import (
     Scenario,
     TraceCall,
     load_scenarios,
-    prepare_host,
+    replay_model,
     traces_available,
 )
 from vppcfg.sim.dataplane import SimDataplane
@@ -39,8 +39,7 @@ SCENARIOS = {s.name: s for s in load_scenarios()} if traces_available() else {}
 
 def replay(scenario: Scenario) -> tuple[list[tuple[int, str, list[str]]], int, int]:
     """Run a scenario on a fresh simulator (no PHYs: the trace makes its ports)."""
-    dataplane = SimDataplane([], host_interfaces=scenario.host_veths)
-    prepare_host(dataplane.state, scenario)
+    dataplane = replay_model(scenario)
     comparator = Comparator(scenario)
     failures, plugin_calls, plugin_ok = [], 0, 0
     for call in scenario.calls:
@@ -82,8 +81,8 @@ def test_trace_replay_matches(name: str) -> None:
 
 
 class Sim:
-    def __init__(self) -> None:
-        self.dataplane = SimDataplane(default_inventory())
+    def __init__(self, kernel_vlan: bool = True) -> None:
+        self.dataplane = SimDataplane(default_inventory(), kernel_vlan=kernel_vlan)
         self.state = self.dataplane.state
 
     def __call__(self, message: str, **args: Any) -> dict[str, Any]:
@@ -289,13 +288,24 @@ def test_lcp_pair_goes_with_its_interface(sim: Sim) -> None:
     assert again["retval"] == 0
 
 
-def test_lcp_subinterfaces(sim: Sim) -> None:
+def test_lcp_subinterfaces_without_kernel_vlan() -> None:
+    """The recorded host: no 802.1q, so no Linux VLAN, so no pair (and no auto pair)."""
+    sim = Sim(kernel_vlan=False)
     sub = sim("create_vlan_subif", sw_if_index=1, vlan_id=100)["sw_if_index"]
     pair = {"is_add": True, "sw_if_index": sub, "host_if_name": "e0.100"}
     assert sim("lcp_itf_pair_add_del_v3", **pair)["retval"] == -2  # parent unpaired
     sim("lcp_itf_pair_add_del_v3", is_add=True, sw_if_index=1, host_if_name="e0")
     assert sim("lcp_itf_pair_add_del_v3", **pair)["retval"] == -73  # no 802.1q
-    linux(sim.state).vlan_support = True
+    sim("create_subif", sw_if_index=1, sub_id=200, outer_vlan_id=200, sub_if_flags=18)
+    assert [p["host_if_name"] for p in sim.rows("lcp_itf_pair_get", cursor=0)] == ["e0"]
+
+
+def test_lcp_subinterfaces(sim: Sim) -> None:
+    """By default the simulated kernel has 802.1q, like a normal Linux."""
+    sub = sim("create_vlan_subif", sw_if_index=1, vlan_id=100)["sw_if_index"]
+    pair = {"is_add": True, "sw_if_index": sub, "host_if_name": "e0.100"}
+    assert sim("lcp_itf_pair_add_del_v3", **pair)["retval"] == -2  # parent unpaired
+    sim("lcp_itf_pair_add_del_v3", is_add=True, sw_if_index=1, host_if_name="e0")
     add = sim("lcp_itf_pair_add_del_v3", **pair)
     assert add["retval"] == 0
     assert sim.itf(add["host_sw_if_index"])["interface_name"] == "tap4096.100"

@@ -24,11 +24,11 @@ from tests.trace_tools import (
     load_scenarios,
     plain,
     plugin_of,
-    prepare_host,
+    replay_model,
     traces_available,
 )
 from tests.trace_tools import TraceCall as TraceCallForTest
-from vppcfg.sim.dataplane import PLUGINS, SimDataplane
+from vppcfg.sim.dataplane import PLUGINS
 from vppcfg.sim.protocol import Response
 
 pytestmark = pytest.mark.skipif(
@@ -72,8 +72,7 @@ def replay(scenario: Scenario, ask: Any, plugins: set[str]) -> ReplayResult:
 
 
 def replay_direct(scenario: Scenario, plugins: set[str]) -> ReplayResult:
-    model = SimDataplane([], host_interfaces=scenario.host_veths)
-    prepare_host(model.state, scenario)
+    model = replay_model(scenario)
     return replay(scenario, model.handle, plugins)
 
 
@@ -143,8 +142,7 @@ def test_replay_wire(scenario: Scenario, vpp_sim_factory: Any) -> None:
     missing = _needs_missing_plugin(scenario, plugins)
     if missing:
         pytest.skip(f"needs plugin models not written yet: {sorted(missing)}")
-    model = SimDataplane([], host_interfaces=scenario.host_veths)
-    prepare_host(model.state, scenario)
+    model = replay_model(scenario)
     handle = vpp_sim_factory(handler=model)
     client = handle.client()
     # The client-side error call (VPP answers with another message's reply) would

@@ -122,6 +122,17 @@ def prepare_host(state: Any, scenario: Scenario) -> None:
         host.add_bridge(bridge)
 
 
+def replay_model(scenario: Scenario) -> Any:
+    """A fresh simulator set up like the recording host: no PHYs (the trace makes
+    its ports), the scenario's veths, namespaces and bridges, and a kernel
+    without 802.1q (the recorded VPP could not pair sub-interfaces)."""
+    from vppcfg.sim.dataplane import SimDataplane
+
+    model = SimDataplane([], host_interfaces=scenario.host_veths, kernel_vlan=False)
+    prepare_host(model.state, scenario)
+    return model
+
+
 def traces_available() -> bool:
     return (TRACES / "index.json").is_file()
 

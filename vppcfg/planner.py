@@ -111,6 +111,7 @@ def _diff(state: PlanState, protected: set[str]) -> tuple[dict[str, str], list[s
                 deleted[key] = reason
             else:
                 updated.append(key)
+    _keep_in_use(ln, deleted, protected)
     _cascade(ln, deleted, protected, dn)
     # Lists in config order: the order of ties in the output is deterministic.
     created = [key for key in dn if key not in ln or key in deleted]
@@ -124,6 +125,20 @@ def _same(old: Node, new: Node) -> bool:
     if not optional or old.value.keys() != new.value.keys():
         return False
     return all(v == old.value[k] or (k in optional and v is None) for k, v in new.value.items())
+
+
+def _keep_in_use(ln: dict[str, Node], deleted: dict[str, str], protected: set[str]) -> None:
+    """Keep pruned nodes VPP cannot delete while in use (ACLs) when a node the
+    planner must not touch uses them: deleting would fail, and unbinding would
+    change an object vppcfg leaves alone. Once unused they are pruned."""
+    candidates = {key for key, reason in deleted.items()
+                  if not reason and descriptor(ln[key].obj).kept_while_used}
+    if not candidates:
+        return
+    for node in ln.values():
+        if node.owner in protected:
+            for dep in candidates.intersection(node.deps):
+                deleted.pop(dep, None)
 
 
 def _cascade(ln: dict[str, Node], deleted: dict[str, str], protected: set[str],

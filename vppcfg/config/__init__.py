@@ -7,16 +7,20 @@
 Checking runs in three layers, each reporting every problem it finds: YAML
 (syntax, duplicate keys, size and nesting limits), structure (the yamale
 schema in `schema/vppcfg.yaml`, object names) and semantics (the rules in
-`vppcfg.config.rules`). Semantics run only on a structurally valid file, so
-that a typo is not echoed by a dozen follow-up complaints.
+`vppcfg.config.rules`). When some objects are malformed, the semantic rules
+still run over the well-formed rest, and their findings that involve a
+malformed object are left out (they would only echo the first problem).
 """
 
 from __future__ import annotations
 
+import re
+
 from vppcfg.config import loader, rules, schema
 from vppcfg.config.build import build
 from vppcfg.config.emit import to_dict, to_yaml
-from vppcfg.config.problems import ConfigError, ConfigIOError, Problem
+from vppcfg.config.loader import Document
+from vppcfg.config.problems import ConfigError, ConfigIOError, Path, Problem
 from vppcfg.model import Dataplane
 
 __all__ = [
@@ -38,11 +42,31 @@ def load(path: str) -> Dataplane:
 def loads(text: str, filename: str = "<string>") -> Dataplane:
     """Check config text and return its model."""
     doc = loader.parse(text, filename)
-    problems = schema.check(doc)
+    problems, broken = schema.check_detailed(doc)
     if problems:
-        raise ConfigError(problems)
+        problems += _semantics_of_the_rest(doc, broken)
+        raise ConfigError(sorted(problems, key=lambda p: (p.line, p.column)))
     built = build(doc.data)
     problems = rules.run(built, doc)
     if problems:
         raise ConfigError(problems)
     return built.dataplane
+
+
+def _semantics_of_the_rest(doc: Document, broken: set[Path]) -> list[Problem]:
+    """Semantic problems among the well-formed objects of a file that also has
+    malformed ones, leaving out any that mention a malformed object."""
+    if any(len(key) < 2 and key != ("sflow",) for key in broken):
+        return []  # a whole section is unusable: every reference into it would echo that
+    data = {}
+    for section, body in doc.data.items():
+        if section == "sflow" and (section,) not in broken:
+            data[section] = body
+        elif section in schema.SECTIONS and (section,) not in broken:
+            data[section] = {k: v for k, v in body.items() if (section, k) not in broken}
+    names = sorted({str(key[1]) for key in broken if len(key) == 2}, key=len, reverse=True)
+    found = rules.run(build(data), Document(doc.filename, data, doc.marks))
+    if not names:
+        return found
+    mention = re.compile(r"(?<![\w/-])(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w/-])")
+    return [p for p in found if not mention.search(f"{p.path} {p.message}")]

@@ -63,10 +63,23 @@ def to_yaml(dp: Dataplane, annotate_foreign: bool = False) -> str:
     data = to_dict(dp)
     if not data:
         return "# an empty dataplane\n"
-    text = yaml.safe_dump(data, sort_keys=False, default_flow_style=False, width=100)
+    text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=100)
     if annotate_foreign and dp.foreign:
         text = _annotate(text, dp)
     return text
+
+
+class _Dumper(yaml.SafeDumper):
+    """Short lists of plain values on one line (`addresses: [a, b]`), as people
+    write them; lists of maps (ACL terms) stay in block style."""
+
+
+def _list(dumper: yaml.SafeDumper, items: list[Any]) -> yaml.Node:
+    flow = all(not isinstance(i, dict | list) for i in items)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", items, flow_style=flow)
+
+
+_Dumper.add_representer(list, _list)
 
 
 # --- interfaces ----------------------------------------------------------------

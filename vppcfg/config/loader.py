@@ -63,6 +63,7 @@ _Resolver.add_implicit_resolver(
 )
 
 _RESOLVER = _Resolver()
+_IMPLICIT_FIRST = frozenset(k for k in _Resolver.yaml_implicit_resolvers if k)
 _CONSTRUCTOR = SafeConstructor()
 _BUILDERS = {
     "tag:yaml.org,2002:str": lambda v: v,
@@ -240,8 +241,11 @@ class _Builder:
         if tag in (None, "!"):
             if not event.implicit[0]:  # quoted: always a string
                 return event.value
-            if event.value in self.plain:  # the same words recur (mtu: 9000, true, ...)
-                return self.plain[event.value]
+            text = event.value
+            if text and text[0] not in _IMPLICIT_FIRST:  # cannot be a number, bool or null
+                return text
+            if text in self.plain:  # the same words recur (mtu: 9000, true, ...)
+                return self.plain[text]
             tag = _RESOLVER.resolve(ScalarNode, event.value, (True, False))
             value = self._construct(tag, event)
             self.plain[event.value] = value

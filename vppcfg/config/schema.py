@@ -233,22 +233,31 @@ def compiled() -> yamale.schema.Schema:
 
 
 def check(doc: Document) -> list[Problem]:
-    """Every structural problem of the document (empty list: it is well formed).
+    """Every structural problem of the document (empty list: it is well formed)."""
+    return check_detailed(doc)[0]
+
+
+def check_detailed(doc: Document) -> tuple[list[Problem], set[Path]]:
+    """The structural problems, and which objects ((section, name)) or whole
+    sections ((section,)) they make unusable.
 
     Null object bodies (`loop0:` with nothing under it) are made empty maps in
     place, since they mean "all defaults"."""
     problems: list[Problem] = []
+    broken: set[Path] = set()
     data = doc.data
     if not isinstance(data, dict):
-        return [
-            _problem(doc, (), "the file must be a map of sections (interfaces, loopbacks, ...)")
-        ]
+        message = "the file must be a map of sections (interfaces, loopbacks, ...)"
+        return [_problem(doc, (), message)], {()}
     schema = compiled()
     for section, body in data.items():
         if section == "sflow":
-            problems += _validate(
+            found = _validate(
                 doc, schema.includes["sflow"], {} if body is None else body, (section,)
             )
+            problems += found
+            if found:
+                broken.add((section,))
             continue
         if section not in SECTIONS:
             problems.append(
@@ -262,26 +271,29 @@ def check(doc: Document) -> list[Problem]:
             problems.append(
                 _problem(doc, (section,), f"must be a map of objects by name, not {_kind(body)}")
             )
+            broken.add((section,))
             continue
-        include, spelling = SECTIONS[section]
         for name, obj in body.items():
-            path = (section, name)
-            if not isinstance(name, str) or not _KEY_CHECKS[section](name):
-                problems.append(
-                    _problem(doc, path, f"{_show(name)} is not a valid name here: use {spelling}")
-                )
-                continue
-            if obj is None:
-                body[name] = obj = {}
-            nulls = _nulls(doc, obj, path)
-            if section == "interfaces":
-                nulls += _sub_ids(doc, obj, path)
-            said = {p.path for p in nulls}  # one message per spot is enough
-            problems += nulls
-            problems += [
-                p for p in _validate(doc, schema.includes[include], obj, path) if p.path not in said
-            ]
-    return sorted(problems, key=lambda p: (p.line, p.column))
+            found = _check_object(doc, section, name, obj)
+            if found:
+                problems += found
+                broken.add((section, name))
+    return sorted(problems, key=lambda p: (p.line, p.column)), broken
+
+
+def _check_object(doc: Document, section: str, name: Any, obj: Any) -> list[Problem]:
+    include, spelling = SECTIONS[section]
+    path = (section, name)
+    if not isinstance(name, str) or not _KEY_CHECKS[section](name):
+        return [_problem(doc, path, f"{_show(name)} is not a valid name here: use {spelling}")]
+    if obj is None:
+        doc.data[section][name] = obj = {}
+    nulls = _nulls(doc, obj, path)
+    if section == "interfaces":
+        nulls += _sub_ids(doc, obj, path)
+    said = {p.path for p in nulls}  # one message per spot is enough
+    found = _validate(doc, compiled().includes[include], obj, path)
+    return nulls + [p for p in found if p.path not in said]
 
 
 def _sub_ids(doc: Document, obj: Any, path: Path) -> list[Problem]:

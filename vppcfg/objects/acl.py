@@ -63,6 +63,9 @@ def acl_key(name: str) -> str:
 
 class Acl(Descriptor):
     obj = "acl"
+    # An ACL bound to an interface vppcfg leaves alone is kept: unbinding it
+    # would silently drop filtering on an interface the config does not manage.
+    kept_while_used = True
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         lists = dict(dp.prefixlists)

@@ -103,6 +103,10 @@ class Descriptor:
     virtual = False  # graph-only node: never rendered nor executed
     delete_when_absent = True  # False: a live-only node means "don't care"
     optional: tuple[str, ...] = ()  # fields where a desired None means "don't care"
+    # True: VPP refuses to delete the object while something uses it, so a
+    # pruned node still needed by something the planner leaves alone (a PHY
+    # the config does not name, a foreign object) is kept rather than deleted.
+    kept_while_used = False
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         raise NotImplementedError

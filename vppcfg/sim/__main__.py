@@ -2,6 +2,7 @@
 
     vppcfg-sim --socket /tmp/vpp-api.sock [--inventory phys.yaml] [--phy NAME[,mac=..][,mtu=..]]
                [--fail-after N] [--api-dir DIR] [--ready-file PATH] [--keepalive SECONDS]
+               [--no-kernel-vlan]
 """
 
 from __future__ import annotations
@@ -59,6 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         help="send memclnt_keepalive to clients silent this long (default: never)",
     )
+    parser.add_argument(
+        "--no-kernel-vlan",
+        dest="kernel_vlan",
+        action="store_false",
+        help="model a Linux without 802.1q: lcp pairs on sub-interfaces fail (-73)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log every request")
     return parser
 
@@ -69,13 +76,11 @@ def inventory_from_args(args: argparse.Namespace) -> list[Phy]:
     return check_inventory(phys, "inventory") if phys else default_inventory()
 
 
-def make_dataplane(phys: list[Phy], fail_after: int | None) -> Any:
+def make_dataplane(phys: list[Phy], fail_after: int | None, kernel_vlan: bool = True) -> Any:
     """The behaviour model (vppcfg.sim.dataplane.SimDataplane)."""
     from vppcfg.sim.dataplane import SimDataplane
 
-    if fail_after is None:
-        return SimDataplane(phys)
-    return SimDataplane(phys, fail_after=fail_after)
+    return SimDataplane(phys, fail_after=fail_after, kernel_vlan=kernel_vlan)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     from vppcfg.sim.server import SimServer
 
     try:
-        dataplane = make_dataplane(phys, args.fail_after)
+        dataplane = make_dataplane(phys, args.fail_after, args.kernel_vlan)
         server = SimServer(dataplane, args.socket, api_dir=args.api_dir, keepalive=args.keepalive)
         server.start()
     except (OSError, ValueError) as err:

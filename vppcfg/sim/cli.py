@@ -560,21 +560,43 @@ def _create_bd(cli: SimCli, w: Words) -> str:
     return f"bridge-domain {bd_id}\n" if is_add else ""
 
 
+def _bd_id(w: Words) -> int:
+    """The bridge-domain id argument, checked as l2_bd.c's setters check it."""
+    word = w.peek()
+    if word is None or not word.isdigit():
+        raise CliError(f"{w.path}: expecting bridge-domain id but got `{w.rest()}'")
+    bd_id = w.number("bridge-domain id")
+    if bd_id == 0:
+        raise CliError(f"{w.path}: No operations on the default bridge domain are supported")
+    return bd_id
+
+
+def _bd_errors(bd_id: int) -> dict[int, str]:
+    return {-6: f"No such bridge domain {bd_id}",
+            -121: "No operations on the default bridge domain are supported"}
+
+
 @command("set bridge-domain mac-age")
 def _set_bd_mac_age(cli: SimCli, w: Words) -> str:
-    bd_id = w.number("bridge-domain id")
-    age = w.number("mac-age", 255)
+    bd_id = _bd_id(w)
+    word = w.peek()
+    if word is None or not word.isdigit():
+        raise CliError(f"{w.path}: expecting ageing time in minutes but got `{w.rest()}'")
+    age = w.number("mac-age")
+    if age > 255:
+        raise CliError(f"{w.path}: mac aging time cannot be bigger than 255")
     w.done()
-    cli.call(w.path, "bridge_domain_set_mac_age", bd_id=bd_id, mac_age=age)
+    cli.call(w.path, "bridge_domain_set_mac_age", _bd_errors(bd_id), bd_id=bd_id, mac_age=age)
     return ""
 
 
 def _bd_flag_command(flag: int) -> Command:
     def set_flag(cli: SimCli, w: Words) -> str:
-        bd_id = w.number("bridge-domain id")
+        bd_id = _bd_id(w)
         enable = not w.accept("disable")
         w.done()
-        cli.call(w.path, "bridge_flags", bd_id=bd_id, is_set=enable, flags=flag)
+        cli.call(w.path, "bridge_flags", _bd_errors(bd_id), bd_id=bd_id, is_set=enable,
+                 flags=flag)
         return ""
 
     return set_flag
@@ -882,3 +904,67 @@ def _show_interface(cli: SimCli, w: Words) -> str:
         mtu = "/".join(str(m) for m in itf["mtu"])
         rows.append(f"{itf['interface_name']:<32}{itf['sw_if_index']:>6}  {state:<6}{mtu:>24}")
     return "\n".join(rows) + "\n"
+
+
+def _center(text: object, width: int) -> str:
+    """vppinfra's "%=Ns": centred, the odd space going to the left."""
+    text = str(text)
+    pad = max(width - len(text), 0)
+    return " " * ((pad + 1) // 2) + text + " " * (pad // 2)
+
+
+def _hardware(cli: SimCli, path: str) -> list[Any]:
+    """The model's hardware interfaces (sub-interfaces have none of their own)."""
+    state = getattr(cli.handler, "state", None)
+    if state is None or not hasattr(state, "hw_to_sw"):
+        raise CliError(f"{path}: not supported by this simulator")
+    return [state.interfaces[sw] for sw in state.hw_to_sw.values() if sw in state.interfaces]
+
+
+def _bond_roles(cli: SimCli) -> tuple[set[int], dict[int, list[int]]]:
+    """Bond members (sw_if_index) and each bond's members' hw_if_index."""
+    data = cli.handler.state.plugins.get("bond")  # type: ignore[attr-defined]
+    if data is None:
+        return set(), {}
+    hw = {sw: itf.hw_if_index for sw, itf in cli.handler.state.interfaces.items()}  # type: ignore[attr-defined]
+    members = {sw for sw in data.member_of}
+    slaves = {sw: sorted(hw[m.sw_if_index] for m in bond.members if m.sw_if_index in hw)
+              for sw, bond in data.by_sw.items()}
+    return members, slaves
+
+
+@command("show hardware-interfaces")
+def _show_hardware(cli: SimCli, w: Words) -> str:
+    """format_vnet_hw_interface: name, hw_if_index, link ("slave" for a bond
+    member), the device (a bond lists its members' hw indexes), link speed."""
+    everything = _hardware(cli, w.path)
+    by_name = {itf.name: itf for itf in everything}
+    by_hw = {itf.hw_if_index: itf for itf in everything}
+    chosen: list[Any] = []
+    while w.peek() is not None:
+        word = w.take("option")
+        if word in ("brief", "verbose", "detail", "bond"):
+            continue
+        if word in by_name:
+            chosen.append(by_name[word])
+        elif word.isdigit() and int(word) in by_hw:
+            chosen.append(by_hw[int(word)])
+        else:
+            raise w.unknown(back=1)
+    state = cli.handler.state  # type: ignore[attr-defined]
+    members, slaves = _bond_roles(cli)
+    rows = [_center("Name", 32) + _center("Idx", 6) + _center("Link", 8) + "Hardware"]
+    for itf in chosen or sorted(everything, key=lambda i: i.name):
+        link = "up" if state.is_link_up(itf) else "down"
+        link = "slave" if itf.sw_if_index in members else link
+        device = itf.name
+        if itf.sw_if_index in slaves:
+            device = "Slave-Idx:" + "".join(f" {hw}" for hw in slaves[itf.sw_if_index])
+        rows.append(f"{itf.name:<32}{_center(itf.hw_if_index, 6)}{_center(link, 8)}{device}")
+        rows.append("  Link speed: unknown")
+    return "\n".join(rows) + "\n"
+
+
+@command("show hardware")
+def _show_hardware_short(cli: SimCli, w: Words) -> str:
+    return _show_hardware(cli, Words("show hardware-interfaces", w.words))

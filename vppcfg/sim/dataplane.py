@@ -23,6 +23,7 @@ from typing import Any
 from vppcfg.sim import core
 from vppcfg.sim.core import common
 from vppcfg.sim.inventory import Phy
+from vppcfg.sim.plugins._util import LinuxHost
 from vppcfg.sim.protocol import Response
 from vppcfg.sim.state import NONE_INDEX, SimState
 
@@ -75,8 +76,12 @@ class SimDataplane:
         *,
         host_interfaces: Iterable[str] = (),
         plugins: Iterable[str] = PLUGINS,
+        kernel_vlan: bool = True,
     ) -> None:
         self.state = SimState(host_interfaces=set(host_interfaces))
+        # kernel_vlan=False: a Linux without 802.1q, like the recorded VPP's host
+        # (lcp pairs on sub-interfaces are refused with -73).
+        self.state.plugins["linux"] = LinuxHost(vlan_support=kernel_vlan)
         self.fail_after = fail_after
         self.mutations = 0
         self.state.add_interface("local0", "local", link_mtu=0, mtu=[0, 0, 0, 0])  # index 0

@@ -10,7 +10,8 @@ from __future__ import annotations
 import errno
 import logging
 import os
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -197,6 +198,7 @@ class VppConnection:
         """The whole live dataplane as a model value."""
         from vppcfg.vpp.dump import build_dataplane, collect
 
+        self._hw_to_sw = None  # interfaces may have come and gone: read the table again
         raw = collect(self)
         self._dumped_index = {d["interface_name"]: d["sw_if_index"] for d in raw.interfaces}
         return build_dataplane(raw)
@@ -212,9 +214,10 @@ class VppConnection:
         return self.call("cli_inband", cmd=command).reply
 
     def hw_to_sw(self) -> dict[int, int]:
-        """hw_if_index -> sw_if_index of hardware interfaces.
+        """hw_if_index -> sw_if_index of hardware interfaces (read once per dump).
 
-        No API message maps the two (sflow needs it), so read the CLI's
+        No API message maps the two (sflow needs it; VPP 26.10's
+        sflow_interface_details carry only the hw_if_index), so read the CLI's
         `show hardware-interfaces brief` table; when that is not available a
         PHY's hw index is taken to equal its sw index (true unless interfaces
         were deleted and re-created).
@@ -230,16 +233,42 @@ class VppConnection:
             text = self.cli("show hardware-interfaces brief")
         except VppError:
             return {}
-        hw_by_name: dict[str, int] = {}
-        for line in text.splitlines():
-            fields = line.split()
-            if len(fields) >= 3 and fields[1].isdigit() and not line[:1].isspace():
-                hw_by_name[fields[0]] = int(fields[1])
-        if not hw_by_name:
-            return {}
         details = self.call("sw_interface_dump", sw_if_index=0xFFFFFFFF)
         sw_by_name = {d.interface_name: d.sw_if_index for d in details}
-        return {hw: sw_by_name[n] for n, hw in hw_by_name.items() if n in sw_by_name}
+        hw_by_name = parse_hw_table(text, sw_by_name)
+        return {hw: sw_by_name[name] for name, hw in hw_by_name.items()}
+
+
+def parse_hw_table(text: str, names: Iterable[str]) -> dict[str, int]:
+    """Interface name -> hw_if_index from `show hardware-interfaces` output.
+
+    VPP prints each interface as "%-32s%=6d%=8s..." (name, index, link), then
+    indented detail lines; a name of 32 characters or more runs into the index.
+    Only rows naming a known interface are taken, so the header, detail lines
+    and any log noise in between are ignored.
+    """
+    known = set(names)
+    out: dict[str, int] = {}
+    for line in text.splitlines():
+        if not line or line[0].isspace():
+            continue
+        match = _HW_ROW.match(line)
+        if match is None:
+            continue
+        head, index = match["head"], match["index"]
+        if head in known:
+            out[head] = int(index)
+            continue
+        # glued: "<long name><index>"; the known name decides where the index starts
+        token = head + index
+        for cut in range(len(token) - 1, 0, -1):
+            if token[cut:].isdigit() and token[:cut] in known:
+                out[token[:cut]] = int(token[cut:])
+                break
+    return out
+
+
+_HW_ROW = re.compile(r"^(?P<head>\S*?)\s*(?P<index>\d+)\s+(?:up|down|slave)(?:\s|$)")
 
 
 def _connect(api_socket: str, files: list[str], timeout: float, name: str) -> Any:

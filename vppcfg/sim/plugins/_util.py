@@ -155,7 +155,10 @@ class LinuxHost:
 
     netdevs: dict[str, dict[str, int]] = field(default_factory=lambda: {"": {"lo": 1}})
     bridges: set[str] = field(default_factory=set)
-    vlan_support: bool = False  # the recorded kernel had no 802.1q module
+    # A normal kernel has 802.1q: lcp pairs on sub-interfaces create Linux VLANs.
+    # The recorded VPP ran without it (pairs on subs refused with -73); the
+    # trace replays switch it off (SimDataplane(kernel_vlan=False)).
+    vlan_support: bool = True
     next_ifindex: dict[str, int] = field(default_factory=lambda: {"": 100})
     # (namespace, prefix) -> number below which every "<prefix><n>" exists
     _name_hints: dict[tuple[str, str], int] = field(default_factory=dict)

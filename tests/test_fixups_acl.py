@@ -1,0 +1,46 @@
+"""An ACL vppcfg owns, bound to an interface the next config no longer names.
+
+VPP refuses acl_del while the ACL is bound (-142). The planner keeps such an
+ACL while an interface it leaves alone (a PHY the config does not name, a
+foreign object) still uses it, and prunes it once it is no longer in use.
+"""
+
+from __future__ import annotations
+
+from tests.apply_models import SSH, G, dp, phy
+from vppcfg.apply import apply_config, format_outcome
+from vppcfg.model import InterfaceAcls
+from vppcfg.planner import plan
+from vppcfg.vpp import VppConnection
+
+
+def with_acl() -> object:
+    return dp(phy(G[0], acls=InterfaceAcls(input=(SSH.name,))), phy(G[1]), acls=[SSH])
+
+
+def test_acl_on_a_dropped_phy_is_kept_while_bound(vpp_sim):
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
+        assert apply_config(conn, with_acl()).ok
+        # G[0] and the ACL leave the config; G[1] stays
+        outcome = apply_config(conn, dp(phy(G[1])))
+        assert outcome.ok, format_outcome(outcome)
+        live = conn.dump()
+        assert SSH.name in live.acls  # kept: G[0] still uses it
+        assert live.interfaces[G[0]].acls.input == (SSH.name,)  # left alone
+        assert plan(dp(phy(G[1])), live) == []  # and that is the converged state
+        # naming G[0] again without ACLs unbinds it; the unused ACL is then pruned
+        outcome = apply_config(conn, dp(phy(G[0]), phy(G[1])))
+        assert outcome.ok, format_outcome(outcome)
+        live = conn.dump()
+        assert SSH.name not in live.acls
+        assert live.interfaces[G[0]].acls == InterfaceAcls()
+
+
+def test_unused_acl_and_bindings_of_named_interfaces_are_still_pruned(vpp_sim):
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
+        assert apply_config(conn, with_acl()).ok
+        ops = plan(dp(phy(G[0]), phy(G[1])), conn.dump())
+        assert [(op.action, op.key) for op in ops] == [
+            ("delete", f"interfaces/{G[0]}/acls"), ("delete", f"acls/{SSH.name}")]
+        assert apply_config(conn, dp(phy(G[0]), phy(G[1]))).ok
+        assert not conn.dump().acls
