@@ -60,11 +60,30 @@ def load_api(client_path: str | None = None) -> ModuleType:
             ) from None
 
 
+# The client puts its bundled libraries first on sys.path and imports them; its
+# PyYAML 3.11 is broken on Python 3.11 and would replace ours for every later
+# `import yaml` in this process. Keep our modules under these names.
+_KEEP_MODULES = ("yaml",)
+
+
 def _import(name: str, what: str) -> ModuleType:
+    for keep in _KEEP_MODULES:
+        with contextlib.suppress(ImportError):
+            importlib.import_module(keep)
+    kept = {
+        key: module
+        for key, module in sys.modules.items()
+        if key.split(".")[0] in _KEEP_MODULES
+    }
     try:
         return importlib.import_module(name)
     except Exception as err:  # the bundled libraries fail in many ways (e.g. `imp` on 3.12)
         raise LoadtestError(f"cannot import {what}: {type(err).__name__}: {err}") from None
+    finally:
+        if kept:
+            for key in [k for k in sys.modules if k.split(".")[0] in _KEEP_MODULES]:
+                sys.modules.pop(key)
+            sys.modules.update(kept)
 
 
 def one_line(err: BaseException) -> str:

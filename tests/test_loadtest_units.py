@@ -247,3 +247,19 @@ def test_client_path_accepts_an_install_layout(tmp_path):
     api.mkdir(parents=True)
     (api / "api.py").write_text("")
     assert _client_dirs(tmp_path) == [tmp_path / "automation/trex_control_plane/interactive"]
+
+
+def test_loading_the_client_keeps_our_pyyaml():
+    """The T-Rex client bundles a PyYAML 3.11 that breaks on Python 3.11; importing
+    the client must not make later `import yaml` in the same process return it."""
+    import subprocess
+    import sys
+
+    code = (
+        "from loadtest.client import load_api; load_api(); import yaml; "
+        "print(yaml.__file__); yaml.safe_load('a: [1, 2]')"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    assert "lbr_trex_client" not in out

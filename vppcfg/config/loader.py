@@ -132,6 +132,8 @@ def read_text(path: str) -> str:
         raise fail("is a directory, not a config file") from None
     except OSError as err:
         raise fail(f"cannot read: {err.strerror or err}") from None
+    except ValueError:  # e.g. a NUL character in the path
+        raise fail("is not a usable file name") from None
     if len(raw) > MAX_BYTES:
         raise fail(_too_big(len(raw)))
     return decode(raw, path)

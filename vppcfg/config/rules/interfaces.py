@@ -4,6 +4,7 @@ state, encapsulation and unnumbered use)."""
 from __future__ import annotations
 
 from vppcfg.config import names
+from vppcfg.config.problems import Problem, format_path
 from vppcfg.config.rules import Context
 from vppcfg.model import Interface, InterfaceKind
 
@@ -18,7 +19,16 @@ _CAN_HAVE_SUBS = (InterfaceKind.PHY, InterfaceKind.BOND, InterfaceKind.VXLAN)
 def check(ctx: Context) -> None:
     for name in ctx.raw.get("interfaces", {}):
         if names.interface_kind(name) is InterfaceKind.LOOPBACK:
-            ctx.problems.append(_misplaced(ctx, name))
+            line, column = ctx.doc.mark(("interfaces", name))
+            ctx.problems.append(
+                Problem(
+                    ctx.doc.filename,
+                    line,
+                    column,
+                    format_path(("interfaces", name)),
+                    "a loopback is configured under 'loopbacks', not 'interfaces'",
+                )
+            )
     for iface in ctx.ifaces.values():
         key = f"interfaces/{iface.name}"
         _declared(ctx, key, iface)
@@ -29,20 +39,6 @@ def check(ctx: Context) -> None:
         if iface.is_sub:
             _sub(ctx, key, iface)
     check_encapsulations(ctx)
-
-
-def _misplaced(ctx: Context, name: str):
-    from vppcfg.config.problems import Problem
-
-    path = ("interfaces", name)
-    line, column = ctx.doc.mark(path)
-    return Problem(
-        ctx.doc.filename,
-        line,
-        column,
-        f"interfaces.{name}",
-        "a loopback is configured under 'loopbacks', not 'interfaces'",
-    )
 
 
 def _declared(ctx: Context, key: str, iface: Interface) -> None:
@@ -58,11 +54,9 @@ def _kind_fields(ctx: Context, key: str, iface: Interface) -> None:
     kind = iface.kind
     if iface.mac is not None:
         if kind in (InterfaceKind.BOND, InterfaceKind.VXLAN, InterfaceKind.TAP):
-            where = (
-                "set the bond's MAC under 'bondethernets'"
-                if kind is InterfaceKind.BOND
-                else ("it is chosen by VPP")
-            )
+            where = "it is chosen by VPP"
+            if kind is InterfaceKind.BOND:
+                where = "set the bond's MAC under 'bondethernets'"
             ctx.report(key, "mac", f"a {kind.value} interface cannot set its MAC here: {where}")
         elif not names.mac_is_unicast(iface.mac):
             ctx.report(key, "mac", f"MAC {iface.mac} is not a unicast address")

@@ -8,10 +8,10 @@ on a kernel without 802.1q support):
 * refusals: bad index -> -2; local0 -> -73; a phy already paired -> -81; an
   empty or >= 15 character host name or an unknown namespace -> -81; a host
   name Linux already has -> -13 (the tap fails). Sub-interfaces: parent without
-  pair -> -2; parent with pair -> -73 (the Linux VLAN cannot be created).
-  With ``linux(state).vlan_support = True`` (a kernel with 802.1q) sub pairs
-  work instead: a Linux VLAN plus a mirror sub-interface on the host tap, and
-  lcp-auto-subint pairs new subs of paired interfaces as <host>.<sub_id>.
+  pair -> -2. With a kernel with 802.1q (``linux(state).vlan_support``, the
+  default) a sub pair is a Linux VLAN plus a mirror sub-interface on the host
+  tap, and lcp-auto-subint pairs new subs of paired interfaces as
+  <host>.<sub_id>; without it (the recorded VPP's kernel) -> -73.
 * deleting the phy (or its host tap) removes the pair and the host tap.
 * lcp_itf_pair_get walks the pair pool from a cursor; the simulator answers in
   one go (cursor ~0 after pairs were listed, the request's cursor when there
