@@ -18,13 +18,22 @@ _vppcfg() {
             _filedir -d
             return ;;
         --format)
-            COMPREPLY=($(compgen -W "yaml json cli" -- "$cur"))
+            case "${words[1]}" in
+                check) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
+                plan) COMPREPLY=($(compgen -W "cli json" -- "$cur")) ;;
+                *) COMPREPLY=($(compgen -W "yaml json" -- "$cur")) ;;
+            esac
             return ;;
     esac
-    local opts="--help -c --config --vpp-api-socket --vpp-json-dir --format -o --output"
+    local vpp="--vpp-api-socket --vpp-json-dir"
+    local opts
     case "${words[1]}" in
-        plan) opts="$opts --novpp" ;;
-        apply) opts="$opts --dry-run --confirm --lock-file --state-dir" ;;
+        check) opts="--help -c --config --format" ;;
+        dump) opts="--help $vpp --format -o --output" ;;
+        plan) opts="--help -c --config $vpp --format -o --output --novpp" ;;
+        apply) opts="--help -c --config $vpp --dry-run --confirm --lock-file --state-dir" ;;
+        confirm) opts="--help --state-dir" ;;
+        *) opts="--help" ;;
     esac
     if [[ "$cur" == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -36,7 +36,8 @@ def test_corpus_file(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     for fragment in want["expect"]:
         assert fragment in output, f"{fragment!r} not in:\n{output}"
     if "count" in want:
-        assert f"{want['count']} problem(s)" in output, output
+        noun = "problem" if want["count"] == 1 else "problems"
+        assert f"invalid, {want['count']} {noun}" in output, output
 
 
 @pytest.mark.parametrize("name", sorted(n for n, w in EXPECTATIONS.items() if w["exit"] == 1))

@@ -72,11 +72,16 @@ def _result(path: str, code: int, problems: list[config.Problem]) -> dict[str, A
 
 def _print_text(result: dict[str, Any]) -> None:
     if result["valid"]:
-        counts = ", ".join(f"{n} {k.replace('_', ' ')}" for k, n in result["summary"].items())
+        counts = ", ".join(_count(n, k) for k, n in result["summary"].items())
         print(f"{result['file']}: valid ({counts})")
         return
     for problem in result["problems"]:
         print(str(config.Problem(**problem)), file=sys.stderr)
-    count = len(result["problems"])
-    what = "cannot be read" if result["exit_code"] == 2 else f"is invalid: {count} problem(s)"
-    print(f"{result['file']}: {what}", file=sys.stderr)
+    if result["exit_code"] == 1:  # an I/O problem already said it all in one line
+        count = len(result["problems"])
+        print(f"{result['file']}: invalid, {_count(count, 'problems')}", file=sys.stderr)
+
+
+def _count(n: int, plural: str) -> str:
+    noun = plural.replace("_", " ")
+    return f"{n} {noun[:-1] if n == 1 else noun}"

@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 DEFAULT_API_SOCKET = "/run/vpp/api.sock"
 DEFAULT_JSON_DIR = "/usr/share/vpp/api"
 
 
 def add_vpp_options(parser: argparse.ArgumentParser) -> None:
+    # The environment can set both once per shell (handy with the simulator).
     parser.add_argument(
         "--vpp-api-socket",
-        default=DEFAULT_API_SOCKET,
+        default=os.environ.get("VPPCFG_API_SOCKET", DEFAULT_API_SOCKET),
         metavar="PATH",
-        help=f"VPP binary API socket (default {DEFAULT_API_SOCKET})",
+        help=f"VPP binary API socket (default $VPPCFG_API_SOCKET or {DEFAULT_API_SOCKET})",
     )
     parser.add_argument(
         "--vpp-json-dir",
-        default=DEFAULT_JSON_DIR,
+        default=os.environ.get("VPPCFG_JSON_DIR", DEFAULT_JSON_DIR),
         metavar="DIR",
-        help=f"VPP API definitions (*.api.json) (default {DEFAULT_JSON_DIR})",
+        help=f"VPP API definitions, *.api.json (default $VPPCFG_JSON_DIR or {DEFAULT_JSON_DIR})",
     )
