@@ -10,6 +10,7 @@ tick and can lag behind the end of traffic).
 from __future__ import annotations
 
 import contextlib
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,9 +31,10 @@ from loadtest.progress import Progress, fmt_pps
 from loadtest.stats import Direction, jsonable, latency, loss_ratio, port_counter, write_json
 
 MAX_SETTLE_READS = 20
-STRETCH_FACTOR = 1.02  # traffic running this much longer than asked (plus a margin and
-STRETCH_MARGIN = 0.05  # the usual start/stop overhead) means the generator fell short
+STRETCH_FACTOR = 1.02  # traffic running this much longer than asked, beyond the fixed
+STRETCH_MARGIN = 0.05  # per-trial allowance (see stretch_allowance), means the generator fell short
 WAIT_POLL = 0.02  # seconds between checks of the client's (event-driven) port state
+NO_LOWER_BOUND = "no lower bound"
 
 
 @dataclass(frozen=True)
@@ -97,8 +99,13 @@ class TrexMeasurer(AbstractMeasurer):
         self.ports = sorted({p for d in dirs for p in (d.tx_port, d.rx_port)})
         self.tx_ports = [d.tx_port for d in dirs]
         self.trials: list[dict] = []
-        # start/stop overhead of a trial beyond its duration, learnt from unstretched trials
-        self.overhead = STRETCH_MARGIN
+        # wall seconds of the slowest start RPC so far (the first trial seeds it)
+        self.rpc_seconds = 0.0
+        # fixed excess of a trial beyond its duration, learnt from unstretched trials
+        self.overhead: float | None = None
+        # an upper bound of the rate per direction the generator can send, learnt from
+        # clearly stretched trials: a higher load cannot keep up, however short the trial
+        self.ceiling = math.inf
         for d in dirs:
             self.client.add_streams(build_streams(session.api, spec, d.index), ports=[d.tx_port])
 
@@ -107,21 +114,17 @@ class TrexMeasurer(AbstractMeasurer):
         started = self.clock()
         self.client.clear_stats(ports=self.ports)
         mult = f"{multiplier(self.spec, intended_load):.12g}"
+        starting = self.clock()
         self.client.start(ports=self.tx_ports, mult=mult, duration=intended_duration)
         sending = self.clock()
+        self.rpc_seconds = max(self.rpc_seconds, sending - starting)
         stopped_early = self._wait(intended_duration)
         traffic_seconds = self.clock() - sending
         time.sleep(self.plan.drain)
         stats = self.session.settled_stats(self.ports, self.plan.stats_tick, MAX_SETTLE_READS)
         trial = self._trial(intended_duration, intended_load, stats, started, stopped_early)
         trial["traffic_seconds"] = round(traffic_seconds, 6)
-        # Counts per intended duration: a generator that cannot reach the rate sends
-        # the same packets over a longer time; only the share sent in time counts.
-        scale = 1.0
-        if stretched(intended_duration, traffic_seconds, self.overhead):
-            scale = min(1.0, intended_duration / (traffic_seconds - self.overhead))
-        else:
-            self.overhead = min(self.overhead, max(0.0, traffic_seconds - intended_duration))
+        scale = self._in_time_share(intended_duration, intended_load, traffic_seconds, trial)
         trial["stretched"] = scale < 1.0
         self.trials.append(trial)
         self.on_trial(trial)
@@ -133,6 +136,29 @@ class TrexMeasurer(AbstractMeasurer):
             # unsent packets (stretched or stopped) count as loss; T-Rex's +1 packet does not
             intended_count=max(trial["intended_packets"], trial["tx_packets"]),
         )
+
+    def _in_time_share(self, duration: float, load: float, traffic_seconds: float,
+                       trial: dict) -> float:
+        """Share of the trial's packets that went out within its intended duration.
+
+        A generator that cannot reach the rate sends the same packets over a longer
+        time (the real T-Rex counts a duration in packets); only the share sent in
+        time counts. Fixed per-trial overhead (RPCs, event delivery, a server that
+        reports the end at its stats tick) is allowed for and is not a shortfall.
+        """
+        allowance = stretch_allowance(self.plan.stats_tick, self.rpc_seconds)
+        trial["stretch_allowance"] = round(allowance, 6)
+        excess = max(0.0, traffic_seconds - duration)
+        if stretched(duration, traffic_seconds, allowance):
+            # the packets took at least traffic_seconds - allowance to send
+            self.ceiling = min(self.ceiling, load * duration / (traffic_seconds - allowance))
+            fixed = 2 * self.rpc_seconds if self.overhead is None else self.overhead
+            return min(1.0, duration / max(duration, traffic_seconds - fixed))
+        if load > self.ceiling * STRETCH_FACTOR:
+            # within the allowance, but above what the generator has been seen to manage
+            return self.ceiling / load
+        self.overhead = excess if self.overhead is None else min(self.overhead, excess)
+        return 1.0
 
     def _wait(self, duration: float) -> bool:
         """Wait for the duration to run out; True if it had to be cut short.
@@ -177,9 +203,16 @@ class TrexMeasurer(AbstractMeasurer):
         }
 
 
-def stretched(duration: float, traffic_seconds: float, overhead: float) -> bool:
+def stretch_allowance(stats_tick: float, rpc_seconds: float) -> float:
+    """Seconds a trial may run beyond its duration without any shortfall of the generator:
+    one stats tick (a server may report the end only at its next tick), the start RPC and
+    the end event's delivery (about one round trip each), the wait's poll, a margin."""
+    return stats_tick + 2 * rpc_seconds + WAIT_POLL + STRETCH_MARGIN
+
+
+def stretched(duration: float, traffic_seconds: float, allowance: float) -> bool:
     """The real T-Rex counts a duration in packets: under overload it runs longer."""
-    return traffic_seconds > duration * STRETCH_FACTOR + overhead + STRETCH_MARGIN
+    return traffic_seconds > duration * STRETCH_FACTOR + allowance
 
 
 def goal_results(search: MultipleLossRatioSearch, plan: NdrPlan, trials: list[dict],
@@ -257,6 +290,7 @@ def run_ndr(
             session.client.stop(ports=[d.tx_port for d in dirs])
         progress.close()
         result["goals"] = goal_results(search, plan, result["trials"], line_pps)
+        _fail_without_lower_bound(result, plan)
         result["summary"] = {
             "trials": len(result["trials"]),
             "traffic_seconds": sum(t["duration"] for t in result["trials"]),
@@ -265,6 +299,21 @@ def run_ndr(
         if output:
             _write(output, result)
     return result
+
+
+def _fail_without_lower_bound(result: dict, plan: NdrPlan) -> None:
+    """A finished search that has no lower bound for a goal found no answer: a failure."""
+    missing = [g["name"] for g in result["goals"] if g["lower_bound_pps"] is None]
+    if result["status"] != "complete" or not missing:
+        return
+    text = f"{NO_LOWER_BOUND} for {', '.join(missing)} down to --min-rate {fmt_pps(plan.min_pps)}"
+    if result["trials"]:
+        low = min(result["trials"], key=lambda t: t["load_pps"])
+        text += (f": the lowest trial, {fmt_pps(low['load_pps'])}, lost "
+                 f"{low['loss_ratio'] * 100:.4f}%")
+        if low["stretched"]:
+            text += " and ran too long (the generator could not keep up)"
+    result["status"], result["error"] = "failed", text
 
 
 def _write(output: Path, result: dict) -> None:
@@ -278,7 +327,8 @@ def summary_lines(result: dict) -> list[str]:
     lines = []
     for g in result["goals"]:
         if g["lower_bound_pps"] is None:
-            why = ("even the minimum rate loses too much" if result["status"] == "complete"
+            searched = str(result.get("error", "")).startswith(NO_LOWER_BOUND)
+            why = ("no rate down to the minimum met the goal" if searched
                    else f"search {result['status']}")
             lines.append(f"{g['name']}: no lower bound ({why})")
             continue

@@ -189,9 +189,9 @@ def test_duration_end_events_and_counters():
     s.now = 0.2
     s.ok("start_traffic", mul={"type": "pps", "value": 10000.0, "op": "abs"}, duration=3,
          **common)
-    s.now = 3.1
+    s.now = 3.19
     assert s.ok("get_port_status", port_id=0)["state"] == "TX"
-    s.now = 3.5  # reported at the first stats tick that shows the final counters
+    s.now = 3.21  # 30 001 packets sent: reported at once, not at the next stats tick (3.5)
     assert s.ok("get_port_status", port_id=0)["state"] == "STREAMS"
     types = [e["type"] for e in s.ok("get_async_events", session_id=7, user="sub")["data"]]
     assert types == [5, 10, 0, 14, 4]

@@ -89,3 +89,24 @@ def test_burst_limits_and_frame_sizes():
     t_end = tr.start(0.0, [burst], 1.0, -1)
     assert t_end == pytest.approx(0.5)
     assert tr.totals(tr.counts_at(10.0))[:2] == (500, 500 * 128)
+
+
+def test_counters_are_final_once_a_run_ends_between_ticks():
+    tr = port()
+    t_end = tr.start(0.2, [make_stream()], 100.0, 1.0)  # 10 kpps for 1 s from t=0.2
+    assert t_end == pytest.approx(1.2001)
+    assert tr.totals(tr.visible(1.19))[0] == 8001  # still sending: the 1.0 s tick
+    assert tr.totals(tr.visible(1.21))[0] == 10_001  # done: complete before the 1.5 s tick
+    tr.stop(t_end)
+    # a new run starting before the next tick never shows the counters going back
+    tr.start(1.3, [make_stream()], 100.0, 1.0)
+    assert tr.totals(tr.visible(1.4))[0] == 10_001
+    assert tr.totals(tr.visible(1.5))[0] == 10_001 + 2001
+
+
+def test_an_update_keeps_the_counters_in_tick_steps():
+    tr = port(off_by_one=False)
+    tr.start(0.0, [make_stream()], 100.0, -1)  # 10 kpps
+    tr.start(0.7, [make_stream()], 200.0, -1, first=False)  # update to 20 kpps at 0.7 s
+    assert tr.totals(tr.visible(0.9))[0] == 5000  # still the 0.5 s tick
+    assert tr.totals(tr.visible(1.0))[0] == 7000 + 6000

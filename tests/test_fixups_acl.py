@@ -44,3 +44,18 @@ def test_unused_acl_and_bindings_of_named_interfaces_are_still_pruned(vpp_sim):
             ("delete", f"interfaces/{G[0]}/acls"), ("delete", f"acls/{SSH.name}")]
         assert apply_config(conn, dp(phy(G[0]), phy(G[1]))).ok
         assert not conn.dump().acls
+
+
+def test_acl_used_by_a_foreign_interface_is_kept_and_the_binding_untouched():
+    from dataclasses import replace
+
+    from tests.apply_models import loop
+
+    live = dp(phy(G[0]), loop(5, acls=InterfaceAcls(input=(SSH.name,))), acls=[SSH])
+    foreign = replace(live, foreign=frozenset({"interfaces/loop5"}))
+    assert plan(dp(phy(G[0])), foreign) == []
+    # the same loopback, ours: it is unbound and goes, and the ACL after the unbinding
+    keys = [(op.action, op.key) for op in plan(dp(phy(G[0])), live)]
+    assert sorted(keys) == [("delete", "acls/ssh-in"), ("delete", "interfaces/loop5"),
+                            ("delete", "interfaces/loop5/acls")]
+    assert keys.index(("delete", "interfaces/loop5/acls")) < keys.index(("delete", "acls/ssh-in"))

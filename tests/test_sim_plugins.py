@@ -81,8 +81,9 @@ def test_trace_replay_matches(name: str) -> None:
 
 
 class Sim:
-    def __init__(self, kernel_vlan: bool = True) -> None:
-        self.dataplane = SimDataplane(default_inventory(), kernel_vlan=kernel_vlan)
+    def __init__(self, kernel_vlan: bool = True, auto_subint: bool = False) -> None:
+        self.dataplane = SimDataplane(default_inventory(), kernel_vlan=kernel_vlan,
+                                      lcp_auto_subint=auto_subint)
         self.state = self.dataplane.state
 
     def __call__(self, message: str, **args: Any) -> dict[str, Any]:
@@ -290,7 +291,7 @@ def test_lcp_pair_goes_with_its_interface(sim: Sim) -> None:
 
 def test_lcp_subinterfaces_without_kernel_vlan() -> None:
     """The recorded host: no 802.1q, so no Linux VLAN, so no pair (and no auto pair)."""
-    sim = Sim(kernel_vlan=False)
+    sim = Sim(kernel_vlan=False, auto_subint=True)
     sub = sim("create_vlan_subif", sw_if_index=1, vlan_id=100)["sw_if_index"]
     pair = {"is_add": True, "sw_if_index": sub, "host_if_name": "e0.100"}
     assert sim("lcp_itf_pair_add_del_v3", **pair)["retval"] == -2  # parent unpaired
@@ -300,8 +301,9 @@ def test_lcp_subinterfaces_without_kernel_vlan() -> None:
     assert [p["host_if_name"] for p in sim.rows("lcp_itf_pair_get", cursor=0)] == ["e0"]
 
 
-def test_lcp_subinterfaces(sim: Sim) -> None:
+def test_lcp_subinterfaces() -> None:
     """By default the simulated kernel has 802.1q, like a normal Linux."""
+    sim = Sim(auto_subint=True)
     sub = sim("create_vlan_subif", sw_if_index=1, vlan_id=100)["sw_if_index"]
     pair = {"is_add": True, "sw_if_index": sub, "host_if_name": "e0.100"}
     assert sim("lcp_itf_pair_add_del_v3", **pair)["retval"] == -2  # parent unpaired

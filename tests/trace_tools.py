@@ -124,11 +124,13 @@ def prepare_host(state: Any, scenario: Scenario) -> None:
 
 def replay_model(scenario: Scenario) -> Any:
     """A fresh simulator set up like the recording host: no PHYs (the trace makes
-    its ports), the scenario's veths, namespaces and bridges, and a kernel
-    without 802.1q (the recorded VPP could not pair sub-interfaces)."""
+    its ports), the scenario's veths, namespaces and bridges, a kernel without
+    802.1q (the recorded VPP could not pair sub-interfaces) and linux-cp's
+    lcp-auto-subint on, as in its startup.conf."""
     from vppcfg.sim.dataplane import SimDataplane
 
-    model = SimDataplane([], host_interfaces=scenario.host_veths, kernel_vlan=False)
+    model = SimDataplane([], host_interfaces=scenario.host_veths, kernel_vlan=False,
+                         lcp_auto_subint=True)
     prepare_host(model.state, scenario)
     return model
 

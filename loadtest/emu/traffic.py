@@ -116,10 +116,11 @@ class Segment:
         out = Counts(dict(self.start.tx), dict(self.start.rx))
         if dt < 0:
             return out
+        done = t >= self.t_end and self.t1 >= self.t_end  # ran out: every cap reached
         for s in self.streams:
             sid = s.key
-            sent = math.floor(self.tx_pps[sid] * dt + 1e-9) + self.extra
-            sent = min(sent, self.caps[sid] - self.start.tx[sid])
+            cap = self.caps[sid] - self.start.tx[sid]
+            sent = cap if done else min(math.floor(self.tx_pps[sid] * dt + 1e-9) + self.extra, cap)
             out.tx[sid] = self.start.tx[sid] + sent
             out.rx[sid] = self.start.rx[sid] + math.floor(sent * self.fwd + 1e-9)
         return out
@@ -269,8 +270,19 @@ class PortTraffic:
         return Counts(dict(self.settled.tx), dict(self.settled.rx))
 
     def visible(self, t: float) -> Counts:
-        """Counters as the server shows them: frozen at the last stats tick."""
-        return self.counts_at(self.tick_floor(t))
+        """Counters as the server shows them: frozen at the last stats tick while sending,
+        but complete as soon as a run has ended (finished, stopped or paused)."""
+        return self.counts_at(max(self.tick_floor(t), self.last_end(t)))
+
+    def last_end(self, t: float) -> float:
+        """When the latest run that ended by time t ended (-inf if none)."""
+        next_start = math.inf
+        for seg in reversed(self.segments):
+            end = min(seg.t1, seg.t_end)
+            if end <= t and end < next_start:  # an update continues the run: no end
+                return end
+            next_start = seg.t0
+        return -math.inf
 
     def tick_floor(self, t: float) -> float:
         tick = self.cfg.stats_tick

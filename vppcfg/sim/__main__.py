@@ -2,7 +2,7 @@
 
     vppcfg-sim --socket /tmp/vpp-api.sock [--inventory phys.yaml] [--phy NAME[,mac=..][,mtu=..]]
                [--fail-after N] [--api-dir DIR] [--ready-file PATH] [--keepalive SECONDS]
-               [--no-kernel-vlan]
+               [--no-kernel-vlan] [--lcp-auto-subint]
 """
 
 from __future__ import annotations
@@ -66,6 +66,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="model a Linux without 802.1q: lcp pairs on sub-interfaces fail (-73)",
     )
+    parser.add_argument(
+        "--lcp-auto-subint",
+        action="store_true",
+        help="linux-cp pairs new sub-interfaces of paired interfaces by itself "
+        "(VPP's lcp-auto-subint; vppcfg wants it off, the default)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log every request")
     return parser
 
@@ -76,11 +82,13 @@ def inventory_from_args(args: argparse.Namespace) -> list[Phy]:
     return check_inventory(phys, "inventory") if phys else default_inventory()
 
 
-def make_dataplane(phys: list[Phy], fail_after: int | None, kernel_vlan: bool = True) -> Any:
+def make_dataplane(phys: list[Phy], fail_after: int | None, kernel_vlan: bool = True,
+                   lcp_auto_subint: bool = False) -> Any:
     """The behaviour model (vppcfg.sim.dataplane.SimDataplane)."""
     from vppcfg.sim.dataplane import SimDataplane
 
-    return SimDataplane(phys, fail_after=fail_after, kernel_vlan=kernel_vlan)
+    return SimDataplane(phys, fail_after=fail_after, kernel_vlan=kernel_vlan,
+                        lcp_auto_subint=lcp_auto_subint)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,7 +108,8 @@ def main(argv: list[str] | None = None) -> int:
     from vppcfg.sim.server import SimServer
 
     try:
-        dataplane = make_dataplane(phys, args.fail_after, args.kernel_vlan)
+        dataplane = make_dataplane(phys, args.fail_after, args.kernel_vlan,
+                                   args.lcp_auto_subint)
         server = SimServer(dataplane, args.socket, api_dir=args.api_dir, keepalive=args.keepalive)
         server.start()
     except (OSError, ValueError) as err:

@@ -77,6 +77,7 @@ class SimDataplane:
         host_interfaces: Iterable[str] = (),
         plugins: Iterable[str] = PLUGINS,
         kernel_vlan: bool = True,
+        lcp_auto_subint: bool = False,
     ) -> None:
         self.state = SimState(host_interfaces=set(host_interfaces))
         # kernel_vlan=False: a Linux without 802.1q, like the recorded VPP's host
@@ -91,6 +92,11 @@ class SimDataplane:
                 phy.name, phy.dev_type, mac=phy.mac.lower(), link_up=True, link_mtu=phy.mtu
             )
         self.handlers: dict[str, Handler] = {**load_plugins(self.state, plugins), **core.HANDLERS}
+        # startup.conf `linux-cp { lcp-auto-subint }`: off in VPP by default and
+        # for vppcfg (it pairs sub-interfaces itself); the recorded VPP had it on.
+        lcp = self.state.plugins.get("lcp")
+        if lcp is not None:
+            lcp.auto_subint = lcp_auto_subint
         self.handlers["cli_inband"] = self._cli_inband
 
     @property

@@ -213,7 +213,7 @@ class VppConnection:
         """Run one VPP CLI command (cli_inband) and return its output."""
         return self.call("cli_inband", cmd=command).reply
 
-    def hw_to_sw(self) -> dict[int, int]:
+    def hw_to_sw(self, sw_by_name: dict[str, int] | None = None) -> dict[int, int]:
         """hw_if_index -> sw_if_index of hardware interfaces (read once per dump).
 
         No API message maps the two (sflow needs it; VPP 26.10's

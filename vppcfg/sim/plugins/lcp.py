@@ -1,7 +1,8 @@
 """Linux Control Plane (linux-cp) interface pairs.
 
-Observed VPP behaviour modelled here (VPP 26.10 with lcp-sync, lcp-auto-subint,
-on a kernel without 802.1q support):
+Observed VPP behaviour modelled here (recorded on VPP 26.10 with lcp-sync and
+lcp-auto-subint, on a kernel without 802.1q support; the simulator defaults to
+a kernel with 802.1q and lcp-auto-subint off, see SimDataplane):
 * a pair creates a host tap tap4096, tap4097... (tun<N> for host_if_type TUN)
   carrying the phy's MAC and MTU, admin up; the reply gives its sw_if_index and
   the Linux ifindex (vif_index, counted per namespace).
@@ -10,8 +11,9 @@ on a kernel without 802.1q support):
   name Linux already has -> -13 (the tap fails). Sub-interfaces: parent without
   pair -> -2. With a kernel with 802.1q (``linux(state).vlan_support``, the
   default) a sub pair is a Linux VLAN plus a mirror sub-interface on the host
-  tap, and lcp-auto-subint pairs new subs of paired interfaces as
-  <host>.<sub_id>; without it (the recorded VPP's kernel) -> -73.
+  tap, and lcp-auto-subint (``pairs(state).auto_subint``, off by default as in
+  VPP) pairs new subs of paired interfaces as <host>.<sub_id>; without 802.1q
+  (the recorded VPP's kernel) -> -73.
 * deleting the phy (or its host tap) removes the pair and the host tap.
 * lcp_itf_pair_get walks the pair pool from a cursor; the simulator answers in
   one go (cursor ~0 after pairs were listed, the request's cursor when there
@@ -73,6 +75,9 @@ class LcpState:
     by_host: dict[int, Pair] = field(default_factory=dict)
     default_ns: str = ""
     page_size: int | None = None  # None: every walk answers in one go
+    # startup.conf `lcp-auto-subint`: VPP's default (and vppcfg's need) is off;
+    # the recorded VPP had it on (SimDataplane(lcp_auto_subint=True)).
+    auto_subint: bool = False
 
 
 def pairs(state: SimState) -> LcpState:
@@ -176,7 +181,7 @@ def _forget(state: SimState, pair: Pair) -> None:
 def _auto_subint(state: SimState, message: str, args: dict[str, Any]) -> None:
     """lcp-auto-subint: a new sub of a paired interface gets its own pair."""
     itf = state.interfaces.get(args.get("sw_if_index", NONE_INDEX))
-    if itf is None or not linux(state).vlan_support:
+    if itf is None or not linux(state).vlan_support or not pairs(state).auto_subint:
         return
     if message == "create_vlan_subif":
         sup, sub_id = state.hw_owner(itf), args.get("vlan_id", 0)
