@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 DEFAULT_API_SOCKET = "/run/vpp/api.sock"
 DEFAULT_JSON_DIR = "/usr/share/vpp/api"
@@ -23,3 +24,17 @@ def add_vpp_options(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help=f"VPP API definitions, *.api.json (default $VPPCFG_JSON_DIR or {DEFAULT_JSON_DIR})",
     )
+
+
+def write_output(text: str, path: str | None, prog: str) -> int:
+    """Write a command's result to PATH, or stdout without one; the exit code."""
+    if not path:
+        sys.stdout.write(text)
+        return 0
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as err:
+        print(f"{prog}: cannot write {path}: {err.strerror}", file=sys.stderr)
+        return 2
+    return 0

@@ -14,7 +14,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from vppcfg.commands.common import add_vpp_options
+from vppcfg.commands.common import add_vpp_options, write_output
 from vppcfg.model import Dataplane, FrozenDict
 
 FOREIGN_HEADER = (
@@ -45,16 +45,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"vppcfg dump: {err}", file=sys.stderr)
         return 2
     text = render(live, args.format)
-    if not args.output:
-        sys.stdout.write(text)
-        return 0
-    try:
-        with open(args.output, "w", encoding="utf-8") as out:
-            out.write(text)
-    except OSError as err:
-        print(f"vppcfg dump: cannot write {args.output}: {err.strerror}", file=sys.stderr)
-        return 2
-    return 0
+    return write_output(text, args.output, "vppcfg dump")
 
 
 def render(live: Dataplane, fmt: str = "yaml") -> str:

@@ -11,7 +11,7 @@ import json
 import sys
 from typing import Any
 
-from vppcfg.commands.common import add_vpp_options
+from vppcfg.commands.common import add_vpp_options, write_output
 from vppcfg.model import Dataplane, FrozenDict, Interface, InterfaceKind
 
 # A PHY in a VPP that was just started: admin down, hw and packet MTU 9000.
@@ -101,13 +101,4 @@ def run(args: argparse.Namespace) -> int:
     counts = summary(ops)
     print(f"vppcfg plan: {counts['create']} to create, {counts['update']} to change, "
           f"{counts['delete']} to delete", file=sys.stderr)
-    if not args.output:
-        sys.stdout.write(text)
-        return 0
-    try:
-        with open(args.output, "w", encoding="utf-8") as out:
-            out.write(text)
-    except OSError as err:
-        print(f"vppcfg plan: cannot write {args.output}: {err.strerror}", file=sys.stderr)
-        return 2
-    return 0
+    return write_output(text, args.output, "vppcfg plan")
