@@ -65,6 +65,15 @@ def _nice_max(value: float) -> float:
     return next(m * mag for m in steps if m * mag >= value * 0.999999)
 
 
+def _nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    """Round-numbered ticks (steps of 1, 2, 2.5 or 5 x 10^k) inside [lo, hi]."""
+    raw = (hi - lo) / count
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw * 0.999999)
+    first = math.ceil(lo / step - 1e-9) * step
+    return [first + i * step for i in range(int((hi - first) / step + 1e-9) + 1)]
+
+
 def _fmt(v: float) -> str:
     return f"{v:.6g}"
 
@@ -93,10 +102,9 @@ def svg_chart(series: list[Series], x_label: str, y_label: str,
         out.append(f'<line x1="{PAD_L}" x2="{W - PAD_R}" y1="{py(y):.1f}" y2="{py(y):.1f}" '
                    'class="grid"/>')
         out.append(f'<text x="{PAD_L - 6}" y="{py(y) + 4:.1f}" text-anchor="end">{_fmt(y)}</text>')
-    for i in range(6):
-        x = x_lo + (x_hi - x_lo) * i / 5
+    for x in _nice_ticks(x_lo, x_hi):
         out.append(f'<text x="{px(x):.1f}" y="{H - PAD_B + 16}" text-anchor="middle">'
-                   f'{_fmt(round(x, 3))}</text>')
+                   f'{_fmt(round(x, 6))}</text>')
     out.append(f'<text x="{PAD_L + pw / 2}" y="{H - 4}" text-anchor="middle" class="axis">'
                f'{escape(x_label)}</text>')
     out.append(f'<text x="12" y="{PAD_T + ph / 2}" text-anchor="middle" class="axis" '

@@ -263,3 +263,12 @@ def test_loading_the_client_keeps_our_pyyaml():
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     ).stdout
     assert "lbr_trex_client" not in out
+
+
+def test_chart_ticks_are_round_numbers():
+    from loadtest.report import _nice_ticks
+
+    assert _nice_ticks(1.002, 10.002) == [2, 4, 6, 8, 10]
+    assert _nice_ticks(0, 1) == pytest.approx([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    ticks = _nice_ticks(3.3, 127.9)
+    assert ticks[0] >= 3.3 and ticks[-1] <= 127.9 and len(ticks) >= 4
