@@ -169,7 +169,7 @@ def _status(result: dict) -> int:
 
 
 def cmd_ramp(args: argparse.Namespace) -> int:
-    from loadtest.ramp import RampPlan, RampRun, summary_lines
+    from loadtest.ramp import RampPlan, RampRun, graph_vars, summary_lines
 
     spec = traffic_spec(args)
     _check_positive(sample_interval=args.sample_interval, duration=args.duration,
@@ -188,7 +188,8 @@ def cmd_ramp(args: argparse.Namespace) -> int:
                         args.sample_interval, args.drain, args.stats_tick)
         total = len(plan.steps()) * args.sample_interval
         run = RampRun(session, spec, plan, directions(tuple(args.ports), args.bidirectional),
-                      line, args.loss_threshold / 100.0, _base_vars(args, spec, speed, line),
+                      line, args.loss_threshold / 100.0,
+                      {**_base_vars(args, spec, speed, line), **graph_vars(plan, spec)},
                       args.output, Progress(total, quiet=args.quiet))
         result = run.run()
     if not args.quiet:

@@ -147,9 +147,13 @@ class TrexSession:
         try:
             self.client.connect()
         except self.api.STLError as err:
+            self._close()  # also gives Ctrl-C back to the previous handler
             raise LoadtestError(
                 f"cannot connect to T-Rex at {self.server}: {one_line(err)}"
             ) from None
+        except BaseException:  # a second Ctrl-C while connecting
+            self._close()
+            raise
         try:
             known = self.client.get_all_ports()
             missing = [p for p in self.ports if p not in known]

@@ -45,15 +45,6 @@ def line_rate_pps(mix: Iterable[tuple[int, int]], speed_bps: float | int) -> Fra
     return Fraction(speed_bps) / l1_bits(mix)
 
 
-def l2_bps(mix: Iterable[tuple[int, int]], pps: float) -> float:
-    """Layer-2 bit rate (frames incl. FCS, no preamble/IFG) at `pps`."""
-    return float(average_frame_size(mix) * 8) * pps
-
-
-def percent_of_line(pps: float, mix: Iterable[tuple[int, int]], speed_bps: float) -> float:
-    return 100.0 * pps / float(line_rate_pps(mix, speed_bps))
-
-
 _RATE_UNITS = {"pps": 1.0, "kpps": 1e3, "mpps": 1e6, "gpps": 1e9}
 
 

@@ -26,7 +26,7 @@ from MLRsearch import (
 
 from loadtest.client import LoadtestError, TrexSession
 from loadtest.profiles import TrafficSpec
-from loadtest.profiles.streams import LATENCY_PG_BASE, build_streams, multiplier
+from loadtest.profiles.streams import LATENCY_PG_BASE, build_streams, mult_arg
 from loadtest.progress import Progress, fmt_pps
 from loadtest.stats import Direction, jsonable, latency, loss_ratio, port_counter, write_json
 
@@ -113,7 +113,7 @@ class TrexMeasurer(AbstractMeasurer):
         self.session.check_stop()
         started = self.clock()
         self.client.clear_stats(ports=self.ports)
-        mult = f"{multiplier(self.spec, intended_load):.12g}"
+        mult = mult_arg(self.spec, intended_load)
         starting = self.clock()
         self.client.start(ports=self.tx_ports, mult=mult, duration=intended_duration)
         sending = self.clock()

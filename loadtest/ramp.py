@@ -14,12 +14,12 @@ import math
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from loadtest.client import LoadtestError, TrexSession
 from loadtest.profiles import TrafficSpec
-from loadtest.profiles.streams import LATENCY_PG_BASE, build_streams, multiplier
+from loadtest.profiles.streams import LATENCY_PG_BASE, build_streams, mult_arg
 from loadtest.progress import Progress, fmt_pps
 from loadtest.stats import (
     Direction,
@@ -102,6 +102,20 @@ def summarize(
     return out
 
 
+def graph_vars(plan: RampPlan, spec: TrafficSpec) -> dict:
+    """The `vars` keys graph.rb (trex-loadtest-viz) needs: it aborts on a run without
+    them, checks all runs share the first five, and groups runs by `profile_file`.
+    Rates use the T-Rex multiplier syntax the original trex-loadtest options took."""
+    return {
+        "warmup_mult": f"{plan.warmup_pps:.0f}pps",
+        "warmup_duration": plan.warmup,
+        "rampup_target": f"{plan.peak_pps:.0f}pps",
+        "rampup_duration": plan.duration,
+        "hold_duration": plan.hold,
+        "profile_file": spec.profile + ("-ipv6" if spec.ip_version == 6 else ""),
+    }
+
+
 def totals(first: dict, last: dict, dirs: list[Direction]) -> dict:
     out = {}
     for d in dirs:
@@ -151,6 +165,7 @@ class RampRun:
         self.final: dict | None = None  # stats after the stop and drain
         window = max(3, math.ceil(SHARE_WINDOW_TICKS * plan.stats_tick / plan.sample_interval))
         self._window = {d.label: deque(maxlen=window) for d in dirs}
+        self._read_seconds: deque[float] = deque(maxlen=window)  # get_stats round trips
         rx_seconds = max(RX_WINDOW_SECONDS, 2 * plan.stats_tick)
         rx_window = max(1, math.ceil(rx_seconds / plan.sample_interval - 1e-9))
         self._rx_window = {d.label: deque(maxlen=rx_window) for d in dirs}
@@ -183,7 +198,7 @@ class RampRun:
         current = None
         for i, step in enumerate(steps):
             if step.pps != current:
-                mult = f"{multiplier(spec, step.pps):.12g}"
+                mult = mult_arg(spec, step.pps)
                 if current is None:
                     self.client.start(ports=self.tx_ports, mult=mult)
                 else:
@@ -193,7 +208,9 @@ class RampRun:
             self.session.check_stop()
             before = self.clock()
             stats = self.client.get_stats(ports=self.ports)
-            now = (before + self.clock()) / 2  # the server read its counters in between
+            after = self.clock()
+            now = (before + after) / 2  # the server read its counters in between
+            self._read_seconds.append(after - before)
             self._record(i, now - t0, now - last_t, step, prev, stats)
             prev, last_t = stats, now
             self.session.check_stop()
@@ -211,11 +228,14 @@ class RampRun:
             raw = dir_sample(prev, cur, d, dt, step.pps)
             window = self._window[d.label]
             window.append((raw.tx_packets, step.pps, dt))
-            share = generator_share(list(window), self.plan.stats_tick)
+            # the counters trail a sample's time by up to a tick, and when the server read
+            # them is known only within the round trip (long on a loaded machine)
+            lag = self.plan.stats_tick + max(self._read_seconds)
+            share = generator_share(list(window), lag)
             rx_window = self._rx_window[d.label]
             rx_window.append((raw.rx_packets, dt))
             rx_pps = sum(w[0] for w in rx_window) / max(sum(w[1] for w in rx_window), 1e-9)
-            per_dir[d.label] = dir_sample(prev, cur, d, dt, step.pps, share, rx_pps)
+            per_dir[d.label] = replace(raw, generator_share=share, rx_window_pps=rx_pps)
         sample = {
             "second": second,
             "elapsed": round(elapsed, 6),

@@ -88,18 +88,19 @@ class DirSample:
 SHORTFALL_TOLERANCE = 0.03  # clock jitter and rounding stay below this over a window
 
 
-def generator_share(window: list[tuple[int, float, float]], tick: float) -> float:
+def generator_share(window: list[tuple[int, float, float]], lag: float) -> float:
     """Share of the asked rate the generator sent over a window of samples.
 
     `window` holds (sent packets, asked pps, seconds) per sample, oldest first.
-    The counters may lag the sample time by up to one stats `tick`, so the
+    The counters may trail the sample times by up to `lag` seconds (one stats
+    tick, plus the uncertainty of when the server read them), so the
     generator is taken to keep up unless it sent fewer packets than asked even
-    allowing for a full tick of lag at the window's end; only then is the
-    share estimated (with half a tick of lag, the average).
+    allowing for the full lag at the window's end; only then is the share
+    estimated (with half the lag, the average).
     """
     sent = sum(w[0] for w in window)
     asked = sum(w[1] * w[2] for w in window)
-    lag_packets = window[-1][1] * min(tick, window_seconds(window)) if window else 0.0
+    lag_packets = window[-1][1] * min(lag, window_seconds(window)) if window else 0.0
     if asked <= 0 or sent >= (1.0 - SHORTFALL_TOLERANCE) * (asked - lag_packets):
         return 1.0
     return min(1.0, sent / max(asked - lag_packets / 2, 1e-9))

@@ -73,6 +73,24 @@ def test_failed_verification_rolls_back(vpp_sim):
         assert outcome.rollback.complete and conn.dump() == pre
 
 
+def test_interrupt_during_verification_rolls_back(vpp_sim):
+    real = Engine()
+    plans = {"n": 0}
+
+    def interrupted_verify(desired, live):
+        plans["n"] += 1
+        if plans["n"] == 2:  # 1: the plan, 2: the verification
+            raise KeyboardInterrupt
+        return real.plan(desired, live)
+
+    with connect(vpp_sim) as conn:
+        pre = conn.dump()
+        outcome = apply_config(conn, sample_a(), Engine(interrupted_verify, real.execute))
+        assert not outcome.ok and "interrupted" in outcome.error
+        assert outcome.rollback is not None and outcome.rollback.complete
+        assert conn.dump() == pre
+
+
 def test_rollback_is_best_effort_and_reports(vpp_sim):
     with connect(vpp_sim) as conn:
         pre = conn.dump()

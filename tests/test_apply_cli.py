@@ -157,6 +157,22 @@ def test_confirm_without_a_usable_state_dir_rolls_back(setup, capsys):
         assert conn.dump() == pre
 
 
+def test_confirm_timer_that_cannot_start_leaves_no_pending_state(setup, capsys, monkeypatch):
+    sim, cfg, args, tmp = setup
+    with VppConnection.open(sim.socket, sim.api_dir) as conn:
+        pre = conn.dump()
+    monkeypatch.setattr("sys.executable", str(tmp / "no-python"))  # the timer cannot start
+    assert main(["apply", "-c", str(cfg), "--confirm", "30", *args]) == 1
+    err = capsys.readouterr().err
+    assert "cannot arm the confirm timer" in err and "back to the state before" in err
+    monkeypatch.undo()
+    with VppConnection.open(sim.socket, sim.api_dir) as conn:
+        assert conn.dump() == pre
+    # Rolled back and nothing awaits confirmation: the next apply may run.
+    assert main(["apply", "-c", str(cfg), *args]) == 0
+    assert "applied" in capsys.readouterr().out
+
+
 def test_apply_without_vpp_is_a_one_line_error(setup, capsys):
     _, cfg, args, tmp = setup
     args = [*args]

@@ -10,6 +10,7 @@ import pytest
 
 from vppcfg.apply.confirm import (
     RESULT,
+    ROLLING,
     ConfirmError,
     Pending,
     confirm,
@@ -73,6 +74,15 @@ def _pending(tmp_path, deadline: float) -> Pending:
                    deadline=deadline, timeout=1.0)
 
 
+def test_shared_lock_and_state_dir_is_private(tmp_path):
+    # By default the lock file lives in the state dir, and the lock creates it
+    # first: the pending (pickled) state must still be in a 0700 directory.
+    run = tmp_path / "run"
+    with ApplyLock(run / "apply.lock"):
+        record(run, _pending(tmp_path, time.time() + 60))
+    assert run.stat().st_mode & 0o777 == 0o700
+
+
 def test_confirm_without_pending_fails(tmp_path):
     with pytest.raises(ConfirmError, match="no apply is waiting"):
         confirm(tmp_path)
@@ -96,6 +106,12 @@ def _wait_for(predicate, timeout: float = 20.0) -> bool:
     return False
 
 
+def test_confirm_after_a_timer_died_mid_rollback_says_so(tmp_path):
+    (tmp_path / ROLLING).write_text("")  # claimed by a timer that no longer runs
+    with pytest.raises(ConfirmError, match="timer is gone"):
+        confirm(tmp_path)
+
+
 def test_timer_exits_quietly_when_confirmed(tmp_path):
     record(tmp_path, _pending(tmp_path, time.time() + 30))
     pid = start_timer(tmp_path)
@@ -116,6 +132,20 @@ def test_timer_rolls_back_at_deadline_and_reports(tmp_path):
     assert "VPP API definitions" in last_result(tmp_path)
     with pytest.raises(ConfirmError):
         confirm(tmp_path)  # too late
+
+
+def test_timer_claims_only_under_the_apply_lock(tmp_path):
+    # While something holds the apply lock at the deadline, the pending state
+    # stays in place: an apply (which checks it under that lock) cannot slip
+    # in between the timer's claim and its rollback, and a confirm still wins.
+    with ApplyLock(tmp_path / "apply.lock"):
+        record(tmp_path, _pending(tmp_path, time.time() + 0.1))
+        pid = start_timer(tmp_path)
+        time.sleep(1.0)  # well past the deadline: the timer waits for the lock
+        assert is_pending(tmp_path)
+        assert "confirmed" in confirm(tmp_path)
+    assert _wait_for(lambda: not _alive(pid))
+    assert last_result(tmp_path) is None
 
 
 def _alive(pid: int) -> bool:

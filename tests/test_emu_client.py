@@ -126,10 +126,15 @@ def test_rates_are_smoothed_and_decay_after_stop(trex_emu):
         client.reset(ports=[0, 1])
         client.add_streams(stream(), ports=[0])
         client.start(ports=[0], mult="10kpps")
+        started = trex_emu.state.clock()
         seen = []
-        for _ in range(30):  # sample for about 3 emulated seconds
+        # sample until 4 whole seconds have been folded in whatever the start's phase within
+        # a second (3 s of samples, as before, left 7 625-8 000 pps for a late start phase)
+        for _ in range(500):
             time.sleep(0.01)
             seen.append(client.get_stats()[0]["tx_pps"])
+            if trex_emu.state.clock() - started > 4.05:
+                break
         client.stop(ports=[0])
         assert seen[0] < 6000  # the first second shows at most half the rate
         assert 8000 < seen[-1] <= 10_001

@@ -199,3 +199,22 @@ def test_duration_end_events_and_counters():
     port1 = s.ok("get_port_stats", port_id=1)
     assert port0["opackets"] == 30001 and port0["obytes"] == 30001 * 64
     assert port1["ipackets"] == 30001
+
+
+@pytest.mark.parametrize(
+    "method, params",
+    [
+        ("api_sync", {"api_vers": [{"type": "core", "major": "x", "minor": 1}]}),
+        ("start_traffic", {"port_id": 0, "mul": {"type": "raw", "value": "fast"}}),
+        ("start_traffic", {"port_id": 0, "mul": {"type": "raw", "value": [1]}}),
+    ],
+)
+def test_a_malformed_value_gets_an_error_reply_and_the_server_goes_on(method, params):
+    # these used to raise out of the dispatcher: the server loop died without a reply
+    s = Server()
+    handler = owned(s)
+    s.ok("add_stream", port_id=0, handler=handler, stream_id=1, stream=STREAM)
+    error = s.err(method, handler=handler, **params)
+    assert error["code"] == -32602 and error["message"] == "Bad parameters for method"
+    assert s.ok("get_version")["version"] == "v3.08"
+    assert s.state.ports[0].state == "STREAMS"  # nothing was started

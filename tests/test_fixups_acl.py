@@ -10,6 +10,8 @@ from __future__ import annotations
 from tests.apply_models import SSH, G, dp, phy
 from vppcfg.apply import apply_config, format_outcome
 from vppcfg.model import InterfaceAcls
+from vppcfg.objects import render_cli
+from vppcfg.objects.base import NONE_INDEX as NONE
 from vppcfg.planner import plan
 from vppcfg.vpp import VppConnection
 
@@ -59,3 +61,33 @@ def test_acl_used_by_a_foreign_interface_is_kept_and_the_binding_untouched():
     assert sorted(keys) == [("delete", "acls/ssh-in"), ("delete", "interfaces/loop5"),
                             ("delete", "interfaces/loop5/acls")]
     assert keys.index(("delete", "interfaces/loop5/acls")) < keys.index(("delete", "acls/ssh-in"))
+
+
+def _run_cli_plan(conn, desired) -> None:
+    """Apply as an operator would: the plan's CLI text, line by line."""
+    text = render_cli(plan(desired, conn.dump()), conn.acl_indexes())
+    for line in text.splitlines():
+        conn.cli(line)
+
+
+def test_cli_plan_does_not_reuse_the_index_of_an_untagged_acl(vpp_sim):
+    # Someone else's ACL without a tag holds index 0: the new ACL gets index 1,
+    # and the binding must name 1, never the stranger's ACL.
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
+        conn.call("acl_add_replace", acl_index=NONE, tag="", count=0, r=[])
+        _run_cli_plan(conn, with_acl())
+        live = conn.dump()
+        assert live.interfaces[G[0]].acls.input == (SSH.name,)
+        assert plan(with_acl(), live) == []
+
+
+def test_cli_plan_addresses_the_acl_the_planner_compared(vpp_sim):
+    # Two ACLs share the tag: the dump calls the lower index by the tag, so the
+    # CLI must update and bind that one, as the API path does.
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
+        for _ in range(2):
+            conn.call("acl_add_replace", acl_index=NONE, tag=SSH.name, count=0, r=[])
+        _run_cli_plan(conn, with_acl())
+        live = conn.dump()
+        assert live.interfaces[G[0]].acls.input == (SSH.name,)
+        assert plan(with_acl(), live) == []

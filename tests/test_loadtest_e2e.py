@@ -77,6 +77,16 @@ def test_ramp_finds_the_lossless_rate_of_a_1_23_mpps_device(trex_emu_factory, tm
     first = run["stats"]["0.1"]
     assert {"0", "1", "global"} <= set(first) and "opackets" in first["0"]
     assert run["vars"]["rate"] == "1.4mpps" and run["vars"]["traffic"]["profile"] == "64"
+    # what graph.rb reads: these vars (it aborts without them), and per port and second
+    # tx_pps, rx_pps and tx_util of both channels
+    graph_keys = ("warmup_mult", "warmup_duration", "rampup_target", "rampup_duration",
+                  "hold_duration", "profile_file")
+    assert [run["vars"][k] for k in graph_keys] == ["148810pps", 0.2, "1400000pps", 3.0, 0.2,
+                                                    "64"]
+    for sample in run["stats"].values():
+        for port in ("0", "1"):
+            assert isinstance(sample[port]["tx_util"], float | int)
+            assert {"tx_pps", "rx_pps"} <= set(sample[port])
     # unidirectional: only port 0 sends, only port 1 receives
     totals = run["summary"]["totals"]
     assert list(totals) == ["0->1"] and totals["0->1"]["tx_packets"] > 0
@@ -251,7 +261,43 @@ def test_unreachable_server_is_one_line(capsys, tmp_path):
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
+    before = signal.getsignal(signal.SIGINT)
     assert main(["ramp", "--sync-port", str(port), "--async-port", str(port), "--timeout",
                  "0.5", "-q"]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("trex-loadtest: error: cannot connect") and "\n" not in err
+    # the session's Ctrl-C handler (which only sets a flag) must not outlive a failed connect
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_ramp_is_not_fooled_by_late_stats_replies(trex_emu_factory):
+    # on a loaded machine a get_stats reply can come back long after the server read its
+    # counters; that skews the sample times by up to the round trip, not the generator
+    from loadtest.client import TrexSession
+    from loadtest.profiles import TrafficSpec
+    from loadtest.progress import Progress
+    from loadtest.ramp import RampPlan, RampRun
+    from loadtest.stats import directions
+
+    emu = trex_emu_factory(time_scale=1.0, stats_tick=0.001)  # an ideal device
+    plan = RampPlan(2e5, 2e5, 1e6, warmup=0, duration=1.0, hold=0.5, sample_interval=0.1,
+                    drain=0.05, stats_tick=0.001)
+    with TrexSession(API, "127.0.0.1", (0, 1), emu.rpc_port, emu.pub_port,
+                     timeout=2) as session:
+        read, calls = session.client.get_stats, []
+
+        def late_reply(*args, **kwargs):
+            stats = read(*args, **kwargs)
+            calls.append(1)
+            if len(calls) % 2:
+                time.sleep(0.04)  # the reply is late, the counters were read on time
+            return stats
+
+        session.client.get_stats = late_reply
+        run = RampRun(session, TrafficSpec("64"), plan, directions((0, 1), False),
+                      14880952.38, 0.001, {}, progress=Progress(1.0, quiet=True)).run()
+    assert run["status"] == "complete" and len(run["samples"]) == 15
+    shares = [s["directions"]["0->1"]["generator_share"] for s in run["samples"]]
+    assert shares == [1.0] * 15
+    (d0,) = run["summary"]["directions"]
+    assert not d0["generator_limited"] and d0["lossless_pps"] == 1e6

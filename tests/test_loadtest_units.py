@@ -87,6 +87,19 @@ def test_streams_have_exact_frame_sizes_and_vm():
     assert len(one) == 1 and one[0].to_json()["vm"]["instructions"] == []
 
 
+@pytest.mark.parametrize("pps", [1.5e-7, 3.3e-5, 1.0, 14880952.380952, 2.5e12])
+def test_mult_arg_is_text_the_client_accepts(pps):
+    pytest.importorskip("loadtest.client").load_api()
+    from trex.utils.parsing_opts import decode_multiplier
+
+    from loadtest.profiles.streams import mult_arg
+
+    spec = TrafficSpec("imix")  # base 12 pps: a multiplier of pps / 12
+    decoded = decode_multiplier(mult_arg(spec, pps))
+    assert decoded is not None and decoded["type"] == "raw"
+    assert decoded["value"] == pytest.approx(pps / 12, rel=1e-11)
+
+
 def test_dir_sample_uses_counter_deltas():
     d0, d1 = directions((0, 1), True)
     prev = {0: {"opackets": 100, "ipackets": 50}, 1: {"opackets": 50, "ipackets": 100}}
@@ -183,6 +196,30 @@ def test_report_is_self_contained_and_compares_runs(tmp_path):
         assert needle not in html
 
 
+def test_report_plots_the_forwarded_rate_the_table_reports(tmp_path):
+    # per-sample rx_pps jitters with the counters' 0.5 s steps (x0.5 / x1.5 here); the chart
+    # shows forwarded_pps, whose maximum is the table's "max Mpps"
+    paths = [tmp_path / "a.json", tmp_path / "b.json"]
+    for path, top in zip(paths, (4e5, 7e5), strict=True):
+        _ramp_json(path, top)
+        data = json.loads(path.read_text())
+        for i, sample in enumerate(data["samples"]):
+            row = sample["directions"]["0->1"]
+            row["forwarded_pps"] = row["rx_pps"]
+            row["rx_pps"] *= 1.5 if i % 2 else 0.5
+        write_json(path, data)
+    runs = load_runs(paths)
+    for run, top in zip(runs, (0.4, 0.7), strict=True):
+        assert max(y for _, y in run.forwarded) == pytest.approx(top)
+        assert run.rows[0]["max_mpps"] == pytest.approx(top)
+        assert [x for x, _ in run.forwarded] == [float(i + 1) for i in range(10)]
+    html = render(runs)
+    assert html.count("<svg") == 5
+    # no chart is scaled to the 1.05 Mpps of rx_pps (axis top 1.2); the comparison chart
+    # (forwarded only) tops at 0.8 for 0.7 Mpps
+    assert ">0.64</text>" in html and ">1.2</text>" not in html
+
+
 def test_report_cli_errors_are_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.json"
     bad.write_text('{"vars": {}\n  oops')
@@ -190,6 +227,10 @@ def test_report_cli_errors_are_one_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "bad.json:2" in err
     assert main(["report", str(tmp_path / "missing.json")]) == 2
+    odd = tmp_path / "odd.json"
+    odd.write_text('{"vars": ["not", "an", "object"], "stats": {}}')
+    assert main(["report", str(odd), "-o", str(tmp_path / "r.html")]) == 2
+    assert "odd.json: not a trex-loadtest run" in capsys.readouterr().err
     good = tmp_path / "good.json"
     _ramp_json(good, 1e5)
     out = tmp_path / "r.html"

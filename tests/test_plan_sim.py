@@ -115,3 +115,36 @@ def test_plan_executed_as_cli_converges(vpp_sim) -> None:
             assert "unknown" not in output.lower() and "error" not in output.lower(), (
                 line, output)
         assert plan(desired, conn.dump()) == []
+
+
+VTR_DISABLED, VTR_POP_1 = 0, 3
+
+
+def _vtr_ops(conn, names: list[str]) -> list[int]:
+    by_name = {d.interface_name: d.vtr_op for d in conn.call("sw_interface_dump",
+                                                              sw_if_index=0xFFFFFFFF)}
+    return [by_name[name] for name in names]
+
+
+@pytest.mark.parametrize("via", ["api", "cli"])
+def test_xconnected_sub_interfaces_pop_their_tag(vpp_sim, via) -> None:
+    # As bridge members do: the tag is popped on the way in (and pushed back
+    # by the target's rewrite on the way out), so VLAN 100 <-> VLAN 200 works.
+    from tests.apply_models import G
+    from tests.apply_models import sub as vlan_sub
+    from vppcfg.apply import apply_config
+    from vppcfg.vpp import VppConnection
+
+    a, b = f"{G[0]}.100", f"{G[1]}.200"
+    xc = dp(phy(G[0]), phy(G[1]), vlan_sub(G[0], 100, l2xc=b), vlan_sub(G[1], 200, l2xc=a))
+    l3 = dp(phy(G[0]), phy(G[1]), vlan_sub(G[0], 100), vlan_sub(G[1], 200))
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
+        assert apply_config(conn, l3).ok
+        for target, want in ((xc, VTR_POP_1), (l3, VTR_DISABLED)):
+            if via == "api":
+                assert apply_config(conn, target).ok
+            else:
+                for line in render_cli(plan(target, conn.dump())).splitlines():
+                    conn.cli(line)
+            assert _vtr_ops(conn, [a, b]) == [want, want]
+            assert plan(target, conn.dump()) == []

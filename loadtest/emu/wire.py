@@ -112,6 +112,10 @@ class Dispatcher:
             result = self.call(method, params, text)
         except RpcError as err:
             return _error(rid, err)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError) as err:
+            # a malformed value deep in the params (e.g. mul.value "x"): answer it, as the
+            # real server does, rather than let it end the server loop with no reply sent
+            return _error(rid, bad_param(f"{type(err).__name__}: {err}"))
         return {"id": rid, "jsonrpc": "2.0", "result": result}
 
 

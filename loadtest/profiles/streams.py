@@ -8,6 +8,7 @@ the weights and the start multiplier is simply `pps / base_pps`.
 
 from __future__ import annotations
 
+from decimal import Decimal
 from types import ModuleType
 
 from loadtest.profiles import MIN_FRAME, Flows, TrafficSpec
@@ -26,6 +27,12 @@ def base_pps(spec: TrafficSpec) -> float:
 def multiplier(spec: TrafficSpec, pps: float) -> float:
     """The T-Rex multiplier that makes one direction send `pps`."""
     return pps / base_pps(spec)
+
+
+def mult_arg(spec: TrafficSpec, pps: float) -> str:
+    """`multiplier` as the `mult` text the client takes: 12 significant digits in plain
+    decimal, since the client's parser has no exponent (it rejects "1.5e-07")."""
+    return format(Decimal(f"{multiplier(spec, pps):.12g}"), "f")
 
 
 def _packet(api: ModuleType, flows: Flows, frame_size: int):

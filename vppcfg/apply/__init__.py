@@ -90,7 +90,10 @@ def apply_config(conn: Any, desired: Dataplane, engine: Engine | None = None) ->
     outcome.timings["execute"] = t3 - t2
     outcome.failed, outcome.error = failed, error
     if not error:
-        error = _verify(conn, desired, engine, outcome)
+        try:
+            error = _verify(conn, desired, engine, outcome)
+        except KeyboardInterrupt:  # the change is made but unchecked: undo it too
+            error = "interrupted by the user during verification"
         outcome.timings["verify"] = time.perf_counter() - t3
         if not error:
             outcome.ok = True

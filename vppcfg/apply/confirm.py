@@ -9,6 +9,7 @@ Whoever renames first wins, so a confirm racing the deadline is never half done.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import subprocess
@@ -67,6 +68,12 @@ def record(state_dir: str | os.PathLike[str], pending: Pending) -> Path:
     return path
 
 
+def discard(state_dir: str | os.PathLike[str]) -> None:
+    """Drop a recorded pending state (when its timer could not be started)."""
+    with contextlib.suppress(OSError):
+        (Path(state_dir) / PENDING).unlink()
+
+
 def load(path: Path) -> Pending:
     with open(path, "rb") as src:
         pending = pickle.load(src)  # our own file, see record()
@@ -112,8 +119,11 @@ def confirm(state_dir: str | os.PathLike[str]) -> str:
         os.replace(pending, directory / f"confirmed-{int(time.time())}")
     except FileNotFoundError:
         if (directory / ROLLING).exists():
-            raise ConfirmError("too late: the confirm timer expired and "
-                               "the rollback is running") from None
+            if timer_alive(directory):
+                raise ConfirmError("too late: the confirm timer expired and "
+                                   "the rollback is running") from None
+            raise ConfirmError(f"too late: the rollback started but its timer is gone; "
+                               f"check the state of VPP (see {directory / LOG})") from None
         hint = f" (the last rollback: see {directory / RESULT})" if (
             directory / RESULT).exists() else ""
         raise ConfirmError(f"no apply is waiting for confirmation{hint}") from None

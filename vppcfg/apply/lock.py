@@ -32,7 +32,8 @@ class ApplyLock:
 
     def __enter__(self) -> ApplyLock:
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # 0700: the default state dir (pending rollback state) is this same dir.
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError as err:
             raise LockError(f"cannot open lock file {self.path}: {err.strerror}") from err

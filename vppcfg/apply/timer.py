@@ -2,8 +2,8 @@
 
     python -m vppcfg.apply.timer STATE_DIR
 
-Waits until the recorded deadline; if the pending state is still there, claims
-it and rolls VPP back to the pre-apply state under the apply lock.
+Waits until the recorded deadline; then, holding the apply lock, claims the
+pending state if it is still there and rolls VPP back to the pre-apply state.
 """
 
 from __future__ import annotations
@@ -40,30 +40,44 @@ def main(argv: list[str] | None = None) -> int:
             _log("confirmed in time; no rollback")
             return 0
         time.sleep(min(POLL, max(0.0, end - time.time())))
-    rolling = directory / ROLLING
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    # The lock comes before the claim: an apply looks for a pending confirm
+    # under this lock, so once the pending file is gone no apply can run
+    # until the rollback is done (it would be undone by it). Until the claim,
+    # a confirm still wins.
     try:
-        os.replace(pending_path, rolling)  # claim it; a late confirm now fails
-    except FileNotFoundError:
-        _log("confirmed at the deadline; no rollback")
-        return 0
-    text = _roll_back(pending)
+        with ApplyLock(pending.lock_file, wait=LOCK_WAIT):
+            if not _claim(directory):
+                return 0
+            text = _roll_back(pending, stamp)
+    except (LockBusy, LockError) as err:
+        if not _claim(directory):
+            return 0
+        text = f"{stamp} not confirmed in time; rollback FAILED: {err}"
     (directory / RESULT).write_text(text + "\n", encoding="utf-8")
-    rolling.unlink(missing_ok=True)
+    (directory / ROLLING).unlink(missing_ok=True)
     _log(text)
     return 0
 
 
-def _roll_back(pending: Pending) -> str:
+def _claim(directory: Path) -> bool:
+    """Take the pending state (a late confirm now fails); False if confirmed."""
+    try:
+        os.replace(directory / PENDING, directory / ROLLING)
+    except FileNotFoundError:
+        _log("confirmed at the deadline; no rollback")
+        return False
+    return True
+
+
+def _roll_back(pending: Pending, stamp: str) -> str:
     from vppcfg.apply import Outcome
     from vppcfg.vpp import VppConnection, VppError
 
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
     try:
-        with ApplyLock(pending.lock_file, wait=LOCK_WAIT), VppConnection.open(
-            pending.api_socket, pending.json_dir, pending.timeout
-        ) as conn:
+        with VppConnection.open(pending.api_socket, pending.json_dir, pending.timeout) as conn:
             report = rollback(conn, pending.pre)
-    except (LockBusy, LockError, VppError) as err:
+    except VppError as err:
         return f"{stamp} not confirmed in time; rollback FAILED: {err}"
     outcome = Outcome(ok=False, error="not confirmed in time", rollback=report)
     return f"{stamp} " + format_outcome(outcome)

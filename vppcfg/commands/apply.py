@@ -147,7 +147,7 @@ def _arm_confirm(conn: Any, outcome: Any, args: argparse.Namespace) -> int:
     """Record the pre-apply state and start the rollback timer; without a
     safety net the change is not kept: roll back at once."""
     from vppcfg.apply import Outcome, format_outcome, rollback
-    from vppcfg.apply.confirm import ConfirmError, Pending, record, start_timer
+    from vppcfg.apply.confirm import ConfirmError, Pending, discard, record, start_timer
 
     pending = Pending(
         pre=outcome.pre, api_socket=os.path.abspath(args.vpp_api_socket),
@@ -159,6 +159,7 @@ def _arm_confirm(conn: Any, outcome: Any, args: argparse.Namespace) -> int:
         pid = start_timer(args.state_dir)
     except (ConfirmError, OSError) as err:
         _err(f"cannot arm the confirm timer ({err}); rolling back")
+        discard(args.state_dir)  # no timer watches it; it would block every later apply
         failed = Outcome(ok=False, error="no confirm timer", rollback=rollback(conn, outcome.pre))
         print(format_outcome(failed), file=sys.stderr)
         return EXIT_FAILED

@@ -122,12 +122,9 @@ def _filter(live: Dataplane, keep: Any) -> Dataplane:
         items = getattr(live, collection).items()
         return FrozenDict((k, v) for k, v in items if keep(f"{collection}/{k}"))
 
-    interfaces = FrozenDict(
-        (k, v) for k, v in live.interfaces.items() if keep(f"interfaces/{k}")
-    )
     return replace(
         live,
-        interfaces=interfaces,
+        interfaces=part("interfaces"),
         bonds=part("bonds"),
         taps=part("taps"),
         vxlan_tunnels=part("vxlan_tunnels"),

@@ -9,7 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
 
 from vppcfg.commands.common import add_vpp_options, write_output
 from vppcfg.model import Dataplane, FrozenDict, Interface, InterfaceKind
@@ -63,17 +62,10 @@ def _live(args: argparse.Namespace) -> tuple[Dataplane | None, dict[str, int], i
 
     try:
         with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
-            return conn.dump(), _acl_indexes(conn), 0
+            return conn.dump(), conn.acl_indexes(), 0
     except VppError as err:
         print(f"vppcfg plan: {err}", file=sys.stderr)
         return None, {}, 2
-
-
-def _acl_indexes(conn: Any) -> dict[str, int]:
-    """ACL name (tag) -> index, for the CLI, which addresses ACLs by index."""
-    if not conn.has_message("acl_dump"):
-        return {}
-    return {d.tag: d.acl_index for d in conn.call("acl_dump", acl_index=0xFFFFFFFF) if d.tag}
 
 
 def run(args: argparse.Namespace) -> int:

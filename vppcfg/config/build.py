@@ -113,11 +113,7 @@ def _tap_mtus(interfaces: dict[str, Interface], taps: dict[str, Tap], data: dict
     listed = data.get("interfaces", {})
     for name, tap in taps.items():
         if name in listed and "mtu" not in listed[name]:
-            interfaces[name] = _replace(interfaces[name], mtu=tap.host.mtu)
-
-
-def _replace(iface: Interface, **changes: Any) -> Interface:
-    return replace(iface, **changes)
+            interfaces[name] = replace(interfaces[name], mtu=tap.host.mtu)
 
 
 def _common(body: dict[str, Any]) -> dict[str, Any]:

@@ -41,6 +41,9 @@ _ParserLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 class _Resolver(BaseResolver):
     """PyYAML's YAML 1.1 implicit types, minus base-60 ints and floats."""
 
+    # Its own table: the inherited one is BaseResolver's, shared by every PyYAML user.
+    yaml_implicit_resolvers: dict = {}
+
 
 _INT = "tag:yaml.org,2002:int"
 _FLOAT = "tag:yaml.org,2002:float"
@@ -171,7 +174,9 @@ def parse(text: str, filename: str) -> Document:
         raise ConfigError([Problem(filename, line, column, "", err.message)]) from None
     except yaml.MarkedYAMLError as err:
         raise ConfigError([_syntax_problem(err, text, filename)]) from None
-    except yaml.YAMLError as err:  # unmarked reader errors (e.g. control characters)
+    except yaml.reader.ReaderError as err:  # a control character: no mark, a position
+        raise ConfigError([_reader_problem(err, text, filename)]) from None
+    except yaml.YAMLError as err:
         raise ConfigError([Problem(filename, 0, 0, "", f"YAML error: {err}")]) from None
     if builder.problems:
         raise ConfigError(builder.problems)
@@ -180,6 +185,20 @@ def parse(text: str, filename: str) -> Document:
 
 def _pos(mark: Any) -> tuple[int, int]:
     return (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
+
+
+def _reader_problem(err: yaml.reader.ReaderError, text: str, filename: str) -> Problem:
+    # libyaml counts the position in UTF-8 bytes, PyYAML's own reader in characters.
+    if _ParserLoader is yaml.SafeLoader:
+        before = text[: err.position]
+    else:
+        before = text.encode("utf-8")[: err.position].decode("utf-8", "ignore")
+    line = before.count("\n") + 1
+    column = len(before) - (before.rfind("\n") + 1) + 1
+    what = f"character U+{err.character:04X}" if isinstance(err.character, int) else "character"
+    return Problem(
+        filename, line, column, "", f"{what} is not allowed in YAML (a control character)"
+    )
 
 
 def _syntax_problem(err: yaml.MarkedYAMLError, text: str, filename: str) -> Problem:
@@ -322,7 +341,7 @@ class _Builder:
                 Problem(
                     self.filename,
                     *_pos(frame.key_mark),
-                    _display(path),
+                    format_path(path),
                     f"duplicate key {key!r} (first given on line {first})",
                 )
             )
@@ -351,14 +370,10 @@ class _Builder:
                     Problem(
                         self.filename,
                         *self.marks.get(frame.path, (0, 0)),
-                        _display(frame.path),
+                        format_path(frame.path),
                         "'<<' merges only maps",
                     )
                 )
                 continue
             for key, value in source.items():
                 frame.container.setdefault(key, value)
-
-
-def _display(path: Path) -> str:
-    return format_path(path)

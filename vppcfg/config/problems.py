@@ -13,7 +13,7 @@ def format_path(path: Path) -> str:
     """`interfaces.GigabitEthernet3/0/0.sub-interfaces.100.mtu`; list items as `[2]`."""
     out = ""
     for part in path:
-        if isinstance(part, int) and not isinstance(part, bool) and out and _is_index(part):
+        if out and isinstance(part, _Index):
             out += f"[{part}]"
         else:
             text = str(part)
@@ -25,10 +25,6 @@ def format_path(path: Path) -> str:
 
 class _Index(int):
     """A list position (as opposed to an integer map key such as a sub-interface id)."""
-
-
-def _is_index(part: object) -> bool:
-    return isinstance(part, _Index)
 
 
 def index(i: int) -> int:

@@ -232,11 +232,6 @@ def compiled() -> yamale.schema.Schema:
 # --- the structure check ---------------------------------------------------------
 
 
-def check(doc: Document) -> list[Problem]:
-    """Every structural problem of the document (empty list: it is well formed)."""
-    return check_detailed(doc)[0]
-
-
 def check_detailed(doc: Document) -> tuple[list[Problem], set[Path]]:
     """The structural problems, and which objects ((section, name)) or whole
     sections ((section,)) they make unusable.
@@ -249,12 +244,10 @@ def check_detailed(doc: Document) -> tuple[list[Problem], set[Path]]:
     if not isinstance(data, dict):
         message = "the file must be a map of sections (interfaces, loopbacks, ...)"
         return [_problem(doc, (), message)], {()}
-    schema = compiled()
     for section, body in data.items():
         if section == "sflow":
-            found = _validate(
-                doc, schema.includes["sflow"], {} if body is None else body, (section,)
-            )
+            body = {} if body is None else body
+            found = _checked(doc, "sflow", body, (section,), _nulls(doc, body, (section,)))
             problems += found
             if found:
                 broken.add((section,))
@@ -291,7 +284,15 @@ def _check_object(doc: Document, section: str, name: Any, obj: Any) -> list[Prob
     nulls = _nulls(doc, obj, path)
     if section == "interfaces":
         nulls += _sub_ids(doc, obj, path)
-    said = {p.path for p in nulls}  # one message per spot is enough
+    return _checked(doc, include, obj, path, nulls)
+
+
+def _checked(
+    doc: Document, include: str, obj: Any, path: Path, nulls: list[Problem]
+) -> list[Problem]:
+    """The null problems, then yamale's, leaving out yamale's at the same spots
+    (one message per spot is enough)."""
+    said = {p.path for p in nulls}
     found = _validate(doc, compiled().includes[include], obj, path)
     return nulls + [p for p in found if p.path not in said]
 
@@ -348,30 +349,37 @@ _MESSAGES = [
     (re.compile(r"Unexpected element"), None),  # handled with a suggestion
     (re.compile(r"'(.*)' is not a map\.?", re.S), lambda m: "must be a map of settings"),
     (re.compile(r"'(.*)' is not a list\.?", re.S), lambda m: "must be a list"),
-    (re.compile(r"'(.*)' is not a int\.", re.S), lambda m: f"{_quote(m[1])} is not a whole number"),
-    (re.compile(r"'(.*)' is not a bool\.", re.S), lambda m: f"{_quote(m[1])} is not true or false"),
-    (re.compile(r"'(.*)' is not a str\.", re.S), lambda m: f"{_quote(m[1])} is not a string"),
-    (re.compile(r"'(.*)' not in \((.*)\)", re.S), lambda m: f"{_quote(m[1])} is not one of {m[2]}"),
+    (re.compile(r"'(.*)' is not a int\.", re.S), lambda m: f"{_show(m[1])} is not a whole number"),
+    (re.compile(r"'(.*)' is not a bool\.", re.S), lambda m: f"{_show(m[1])} is not true or false"),
+    (re.compile(r"'(.*)' is not a str\.", re.S), lambda m: f"{_show(m[1])} is not a string"),
+    (re.compile(r"'(.*)' not in \((.*)\)", re.S), lambda m: f"{_show(m[1])} is not one of {m[2]}"),
+    # Before the plain "greater/less than" patterns, which would also match these
+    # (and print the whole list).
+    (
+        re.compile(r"Length of (.*) is greater than (.*)", re.S),
+        lambda m: f"may have at most {m[2]} entries",
+    ),
+    (
+        re.compile(r"Length of (.*) is less than (.*)", re.S),
+        lambda m: f"needs at least {m[2]} {'entry' if m[2] == '1' else 'entries'}",
+    ),
     (
         re.compile(r"(.*) is greater than (.*)", re.S),
         lambda m: f"{m[1]} is above the maximum {m[2]}",
     ),
     (re.compile(r"(.*) is less than (.*)", re.S), lambda m: f"{m[1]} is below the minimum {m[2]}"),
-    (
-        re.compile(r"Length of (.*) is greater than (.*)", re.S),
-        lambda m: f"has more than {m[2]} entries",
-    ),
-    (
-        re.compile(r"Length of (.*) is less than (.*)", re.S),
-        lambda m: f"needs at least {m[2]} entries",
-    ),
 ]
+
+
+_UNEXPECTED = ": Unexpected element"
 
 
 def _translate(doc: Document, obj: Any, base: Path, error: str) -> Problem:
     """Turn `a.b.c: message` from yamale into a Problem with a real location."""
     where, _, message = error.partition(": ")
-    if " : " in error and not message.strip():
+    if error.endswith(_UNEXPECTED):  # the unknown key itself may contain ": "
+        where, message = error[: -len(_UNEXPECTED)], _UNEXPECTED[2:]
+    elif " : " in error and not message.strip():
         where, _, message = error.partition(" : ")
     where = where.strip()
     rel = _resolve(obj, where.split(".") if where else [])
@@ -452,10 +460,6 @@ def _problem(doc: Document, path: Path, message: str) -> Problem:
 def _show(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _quote(text: str) -> str:
-    return _show(text)
 
 
 def _kind(value: Any) -> str:

@@ -109,6 +109,8 @@ SERVICES: dict[str, int] = {
 
 TCP, UDP, ICMP, ICMP6 = 6, 17, 1, 58
 _RANGE = re.compile(r"([0-9]*)-([0-9]*)")
+# ASCII only: str.isdigit() also accepts '²' (which int() refuses) and full-width digits.
+_DIGITS = re.compile(r"[0-9]+")
 
 
 def protocol(value: object) -> int | None:
@@ -120,7 +122,7 @@ def protocol(value: object) -> int | None:
     if isinstance(value, str):
         if value == "any":
             return 0
-        if value.isdigit():
+        if _DIGITS.fullmatch(value):
             return protocol(int(value))
         return PROTOCOLS.get(value)
     return None
@@ -139,7 +141,7 @@ def value_range(
         return None
     if value == "any":
         return (0, top)
-    if value.isdigit():
+    if _DIGITS.fullmatch(value):
         return value_range(int(value), top)
     if names and value in names:
         return (names[value], names[value])

@@ -35,6 +35,25 @@ def bd_key(name: str) -> str:
     return f"bridge_domains/{name}"
 
 
+def popped_tags(dp: Dataplane, name: str) -> int:
+    """VLAN tags popped on the way into L2 (bridge or xconnect): all of a
+    sub-interface's, so L2 sees untagged frames (and they are pushed back out)."""
+    itf = dp.interfaces.get(name)
+    if itf is None or not itf.is_sub:
+        return 0
+    return itf.encapsulation.tags if itf.encapsulation else 1
+
+
+def tag_rewrite_cli(name: str, pop: int) -> str:
+    return f"set interface l2 tag-rewrite {token(name)} {f'pop {int(pop)}' if pop else 'disable'}"
+
+
+def set_tag_rewrite(ctx: VppContext, sw_if_index: int, pop: int) -> None:
+    vtr_op = VTR_POP_2 if pop == 2 else VTR_POP_1 if pop else VTR_DISABLED
+    ctx.call("l2_interface_vlan_tag_rewrite", sw_if_index=sw_if_index, vtr_op=vtr_op,
+             push_dot1q=0, tag1=0, tag2=0)
+
+
 class BridgeDomain(Descriptor):
     obj = "bridge-domain"
 
@@ -92,12 +111,9 @@ class BridgeMember(Descriptor):
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for bd in dp.bridge_domains.values():
             for member in bd.members:
-                itf = dp.interfaces.get(member)
-                enc = itf.encapsulation if itf is not None and itf.is_sub else None
-                tags = enc.tags if enc else (1 if itf is not None and itf.is_sub else 0)
                 yield Node(
                     f"{bd_key(bd.name)}/member/{member}", self.obj,
-                    fd(bd_id=bd.bd_id, interface=member, pop=tags),
+                    fd(bd_id=bd.bd_id, interface=member, pop=popped_tags(dp, member)),
                     deps=(bd_key(bd.name), ikey(member)),
                     owner=bd_key(bd.name),
                 )
@@ -110,13 +126,13 @@ class BridgeMember(Descriptor):
         return "tag rewrite changed: membership is redone"
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
-        name, pop = token(op.params["interface"]), int(op.params["pop"])
+        name, pop = op.params["interface"], int(op.params["pop"])
         if op.action == "delete":
-            lines = [f"set interface l2 tag-rewrite {name} disable"] if pop else []
-            return [*lines, f"set interface l3 {name}"]
-        lines = [f"set interface l2 bridge {name} {int(op.params['bd_id'])}"]
+            lines = [tag_rewrite_cli(name, 0)] if pop else []
+            return [*lines, f"set interface l3 {token(name)}"]
+        lines = [f"set interface l2 bridge {token(name)} {int(op.params['bd_id'])}"]
         if pop:
-            lines.append(f"set interface l2 tag-rewrite {name} pop {pop}")
+            lines.append(tag_rewrite_cli(name, pop))
         return lines
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
@@ -124,16 +140,14 @@ class BridgeMember(Descriptor):
         pop = int(op.params["pop"])
         if op.action == "delete":
             if pop:
-                ctx.call("l2_interface_vlan_tag_rewrite", sw_if_index=index, vtr_op=VTR_DISABLED,
-                         push_dot1q=0, tag1=0, tag2=0)
+                set_tag_rewrite(ctx, index, 0)
             ctx.call("sw_interface_set_l2_bridge", rx_sw_if_index=index, bd_id=op.params["bd_id"],
                      port_type=PORT_NORMAL, shg=0, enable=False)
             return
         ctx.call("sw_interface_set_l2_bridge", rx_sw_if_index=index, bd_id=op.params["bd_id"],
                  port_type=PORT_NORMAL, shg=0, enable=True)
         if pop:
-            ctx.call("l2_interface_vlan_tag_rewrite", sw_if_index=index,
-                     vtr_op=VTR_POP_2 if pop == 2 else VTR_POP_1, push_dot1q=0, tag1=0, tag2=0)
+            set_tag_rewrite(ctx, index, pop)
 
 
 class BridgeBvi(Descriptor):

@@ -204,10 +204,16 @@ class VppConnection:
         return build_dataplane(raw)
 
     def acl_indexes(self) -> dict[str, int]:
-        """ACL name (tag) -> index, for rendering CLI that addresses ACLs by index."""
+        """ACL name -> index of every ACL in VPP, named as the dump names them,
+        for rendering CLI that addresses ACLs by index (untagged ones too: the
+        index a new ACL gets is predicted from all the taken ones)."""
+        from vppcfg.vpp.dump import acl_names
+        from vppcfg.vpp.plain import plain_list
+
         if not self.has_message("acl_dump"):
             return {}
-        return {d.tag: d.acl_index for d in self.call("acl_dump", acl_index=0xFFFFFFFF) if d.tag}
+        details = plain_list(self.call("acl_dump", acl_index=0xFFFFFFFF))
+        return {name: index for index, name in acl_names(details).items()}
 
     def cli(self, command: str) -> str:
         """Run one VPP CLI command (cli_inband) and return its output."""

@@ -192,6 +192,7 @@ def build_dataplane(raw: RawDump) -> Dataplane:
     _apply_flags(raw, idx)
     acls, acl_names = _acls(raw, foreign)
     _apply_interface_acls(raw, idx, acl_names)
+    _clear_member_macs(raw, idx)
 
     interfaces = {itf.name: itf for itf in kept.values()}
     bonds = _bonds(raw, idx, foreign)
@@ -294,6 +295,14 @@ def _replace(idx: _Index, index: int, **changes: Any) -> None:
         idx.kept[index] = replace(itf, **changes)
 
 
+def _clear_member_macs(raw: RawDump, idx: _Index) -> None:
+    """A bond member's MAC is the bond's (VPP gives it to every member): it is
+    the bond's setting, and a config may not name it on the member."""
+    for members in raw.bond_members.values():
+        for member in members:
+            _replace(idx, member["sw_if_index"], mac=None)
+
+
 def _apply_lcp(raw: RawDump, idx: _Index) -> None:
     for pair in raw.lcp_pairs:
         _replace(idx, pair["phy_sw_if_index"], lcp=pair["host_if_name"])
@@ -323,13 +332,25 @@ def _apply_flags(raw: RawDump, idx: _Index) -> None:
             _replace(idx, sw, sflow=True)
 
 
+def acl_names(details: list[dict[str, Any]]) -> dict[int, str]:
+    """acl_index -> the ACL's name in the model: its tag, or ``acl-index-N``
+    when it has none or an ACL with a lower index has the same tag. Every
+    ACL gets a name, so CLI rendering knows every index that is taken."""
+    names: dict[int, str] = {}
+    seen: set[str] = set()
+    for a in sorted(details, key=lambda a: a["acl_index"]):
+        tag = a["tag"]
+        name = tag if tag and tag not in seen else f"acl-index-{a['acl_index']}"
+        seen.add(name)
+        names[a["acl_index"]] = name
+    return names
+
+
 def _acls(raw: RawDump, foreign: set[str]) -> tuple[dict[str, Acl], dict[int, str]]:
     acls: dict[str, Acl] = {}
-    names: dict[int, str] = {}
+    names = acl_names(raw.acls)
     for a in sorted(raw.acls, key=lambda a: a["acl_index"]):
-        tag = a["tag"]
-        name = tag if tag and tag not in acls else f"acl-index-{a['acl_index']}"
-        names[a["acl_index"]] = name
+        tag, name = a["tag"], names[a["acl_index"]]
         acls[name] = Acl(name=name, terms=tuple(_acl_term(r) for r in a["r"]))
         if not looks_like_ours(tag) or name != tag:
             foreign.add(f"acls/{name}")

@@ -7,6 +7,7 @@ the same subnet but no nesting. Checked with one sort per family (n log n).
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from vppcfg.config.names import interface_info
@@ -14,6 +15,8 @@ from vppcfg.config.rules import Context
 
 # A subnet: (version, first address, last address, prefix length)
 Subnet = tuple[int, int, int, int]
+# fe80::/10 in canonical spelling: a first group of four digits fe80-febf.
+_LINK_LOCAL = re.compile(r"fe[89ab][0-9a-f]:")
 
 
 def check(ctx: Context) -> None:
@@ -27,6 +30,15 @@ def check(ctx: Context) -> None:
                 )
                 continue
             seen.add(address)
+            if _LINK_LOCAL.match(address):
+                # VPP keeps the link-local apart: /128 only, never listed by
+                # ip_address_dump and never deletable, so it could not converge.
+                ctx.report(
+                    f"interfaces/{iface.name}",
+                    "addresses",
+                    f"address {address} is IPv6 link-local, which VPP manages by itself",
+                )
+                continue
             _, version, first, last, length = interface_info(address)
             owners[(version, first, last, length)].append((iface.name, address))
     for users in owners.values():

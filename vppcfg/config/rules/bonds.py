@@ -58,3 +58,17 @@ def _member(ctx: Context, key: str, field: tuple, bond: str, name: str, mtu: int
         ctx.report(key, field, f"member {name} cannot have {', '.join(problems)}")
     if member.mtu != mtu:
         ctx.report(key, field, f"member {name} has MTU {member.mtu}, the bond has {mtu}")
+    _member_mac(ctx, key, field, ctx.dp.bonds[bond].mac, name, member.mac)
+
+
+def _member_mac(
+    ctx: Context, key: str, field: tuple, bond_mac: str | None, name: str, mac: str | None
+) -> None:
+    """VPP gives every member the bond's MAC, so a member's own MAC would never
+    hold; the bond's MAC itself is fine (a dump of a live bond writes it)."""
+    if mac is None or mac == bond_mac:
+        return
+    if bond_mac is None:
+        ctx.report(key, field, f"member {name} cannot have its own MAC: set it on the bond")
+    else:
+        ctx.report(key, field, f"member {name} has MAC {mac}, the bond has {bond_mac}")

@@ -14,6 +14,7 @@ _DECLARED_IN = {
     InterfaceKind.TAP: ("taps", "taps"),
 }
 _CAN_HAVE_SUBS = (InterfaceKind.PHY, InterfaceKind.BOND, InterfaceKind.VXLAN)
+MAX_VLAN = 4095  # VPP refuses VLAN 0 and 4096 and up (INVALID_VLAN)
 
 
 def check(ctx: Context) -> None:
@@ -143,6 +144,13 @@ def _sub(ctx: Context, key: str, sub: Interface) -> None:
     if sub.mtu > parent.mtu:
         ctx.report(
             key, "mtu", f"MTU {sub.mtu} is higher than parent {parent.name} MTU {parent.mtu}"
+        )
+    if encap.outer > MAX_VLAN:  # only when implied by the id: the schema caps written tags
+        ctx.report(
+            key,
+            "",
+            f"without an encapsulation the id {sub.sub_id} is the dot1q tag, but VLANs end "
+            f"at {MAX_VLAN}: give an encapsulation",
         )
     if encap.dot1q and encap.dot1ad:
         ctx.report(key, "encapsulation", "give dot1q or dot1ad, not both")
