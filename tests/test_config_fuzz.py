@@ -64,7 +64,7 @@ WORDS = [
     "icmp-code",
     "input",
     "output",
-    "sample-rate",
+    "sampling-rate",
     "header-bytes",
     "GigabitEthernet3/0/0",
     "GigabitEthernet3/0/1",

@@ -267,7 +267,7 @@ def test_io_errors_are_distinguishable(tmp_path: Path) -> None:
             "'source'",
         ),
         ("taps:\n  tap0: {host: {name: t, mtux: 1}}\n", "taps.tap0.host.mtux", "'mtu'"),
-        ("sflow: {sampling-rate: 5}\n", "sflow.sampling-rate", "'sample-rate'"),
+        ("sflow: {sample-rate: 5}\n", "sflow.sample-rate", "'sampling-rate'"),
     ],
 )
 def test_unknown_keys_get_a_hint_at_every_level(text: str, path: str, hint: str) -> None:

@@ -18,7 +18,7 @@ def _problems(text: str) -> str:
     return str(caught.value)
 
 
-@pytest.mark.parametrize("key", ["sample-rate", "polling-interval", "header-bytes"])
+@pytest.mark.parametrize("key", ["sampling-rate", "polling-interval", "header-bytes"])
 def test_sflow_setting_without_value_is_refused(key: str) -> None:
     # An empty value used to reach the model as None, and `plan` then crashed on it.
     found = _problems(f"sflow:\n  {key}:\n")

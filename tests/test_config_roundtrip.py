@@ -200,7 +200,7 @@ def configs(draw: Any) -> dict[str, Any]:
         cfg["acls"] = {"guard": {"terms": [term, {"action": "deny"}]}}
 
     if draw(st.booleans()):
-        cfg["sflow"] = {"sample-rate": draw(st.integers(1, 100000)), "header-bytes": 64}
+        cfg["sflow"] = {"sampling-rate": draw(st.integers(1, 100000)), "header-bytes": 64}
     return cfg
 
 

@@ -286,7 +286,7 @@ def _acl(name: str, body: dict[str, Any]) -> Acl:
 def _sflow(body: dict[str, Any]) -> Sflow:
     default = Sflow()
     return Sflow(
-        sampling_rate=body.get("sample-rate", default.sampling_rate),
+        sampling_rate=body.get("sampling-rate", default.sampling_rate),
         polling_interval=body.get("polling-interval", default.polling_interval),
         header_bytes=body.get("header-bytes", default.header_bytes),
     )

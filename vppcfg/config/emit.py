@@ -291,7 +291,7 @@ def _sflow(sflow: Sflow) -> dict[str, Any]:
     default = Sflow()
     out: dict[str, Any] = {}
     if sflow.sampling_rate != default.sampling_rate:
-        out["sample-rate"] = sflow.sampling_rate
+        out["sampling-rate"] = sflow.sampling_rate
     if sflow.polling_interval != default.polling_interval:
         out["polling-interval"] = sflow.polling_interval
     if sflow.header_bytes != default.header_bytes:
