@@ -240,7 +240,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         args.output.write_text(html, encoding="utf-8")
     except OSError as err:
         raise UsageError(f"cannot write {args.output}: {err.strerror}") from None
-    print(f"{PROG}: wrote {args.output} ({len(runs)} runs)", file=sys.stderr)
+    noun = "run" if len(runs) == 1 else "runs"
+    print(f"{PROG}: wrote {args.output} ({len(runs)} {noun})", file=sys.stderr)
     return 0
 
 
