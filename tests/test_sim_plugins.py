@@ -357,6 +357,20 @@ def test_sflow_settings_and_interfaces(sim: Sim) -> None:
     assert sim.rows("sflow_interface_dump", hw_if_index=NONE_INDEX) == [{"hw_if_index": hw[2]}]
 
 
+def test_sflow_enable_takes_a_sw_if_index_and_dumps_the_hw_if_index(sim: Sim) -> None:
+    """VPP's sflow_enable_disable reads its `hw_if_index` field as a sw_if_index
+    (sflow.c), and sflow_interface_dump reports the hw_if_index. The two differ
+    for an interface created after a sub-interface took a sw_if_index."""
+    sub = sim("create_vlan_subif", sw_if_index=1, vlan_id=100)["sw_if_index"]
+    loop = sim("create_loopback_instance", is_specified=True, user_instance=9)["sw_if_index"]
+    hw = sim.state.interfaces[loop].hw_if_index
+    assert hw != loop
+    assert sim("sflow_enable_disable", enable_disable=True, hw_if_index=loop)["retval"] == 0
+    assert sim.rows("sflow_interface_dump", hw_if_index=NONE_INDEX) == [{"hw_if_index": hw}]
+    # a sub-interface is not a hardware interface
+    assert sim("sflow_enable_disable", enable_disable=True, hw_if_index=sub)["retval"] == -2
+
+
 def acl_rule(**fields: Any) -> dict[str, Any]:
     return {"is_permit": 1, "src_prefix": "10.0.0.0/8", "dst_prefix": "0.0.0.0/0", "proto": 6,
             "srcport_or_icmptype_first": 0, "srcport_or_icmptype_last": 65535,

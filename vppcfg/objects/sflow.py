@@ -11,7 +11,6 @@ from vppcfg.objects.base import (
     NodeContext,
     RenderContext,
     fd,
-    field_of,
     ikey,
     token,
 )
@@ -62,16 +61,7 @@ class SflowInterface(Descriptor):
         return [f"sflow enable-disable {token(op.params['name'])}{off}"]
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
-        hw_if_index = _hw_if_index(ctx, op.params["name"])
+        # The field is called hw_if_index, but VPP's handler reads it as a
+        # sw_if_index (sflow.c); only the dump reports real hw_if_indexes.
         ctx.call("sflow_enable_disable", enable_disable=op.action == "create",
-                 hw_if_index=hw_if_index)
-
-
-def _hw_if_index(ctx: VppContext, name: str) -> int:
-    """sflow is keyed by hw_if_index: ask the context, else the interface dump."""
-    lookup = getattr(ctx, "hw_if_index", None)
-    if lookup is not None:
-        return int(lookup(name))
-    details = ctx.call("sw_interface_dump", sw_if_index=ctx.sw_if_index(name),
-                       name_filter_valid=False, name_filter="")
-    return int(field_of(next(iter(details)), "hw_if_index"))
+                 hw_if_index=ctx.sw_if_index(op.params["name"]))

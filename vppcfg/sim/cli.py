@@ -210,13 +210,6 @@ class SimCli:
         """VPP prints the name of the interface a command created."""
         return self.name_of(path, int(reply["sw_if_index"])) + "\n"
 
-    def hw_if_index(self, path: str, sw_if_index: int) -> int:
-        """sflow is per hardware interface; the API has no sw->hw lookup, the model has."""
-        state = getattr(self.handler, "state", None)
-        interfaces = getattr(state, "interfaces", None)
-        if interfaces and sw_if_index in interfaces:
-            return int(interfaces[sw_if_index].hw_if_index)
-        return sw_if_index
 
 
 @functools.cache
@@ -787,8 +780,8 @@ def _sflow_enable(cli: SimCli, w: Words) -> str:
     index = cli.sw_if_index(w)
     enable = not w.accept("disable")
     w.done()
-    cli.call(w.path, "sflow_enable_disable", enable_disable=enable,
-             hw_if_index=cli.hw_if_index(w.path, index))
+    # VPP's CLI hands the sw_if_index to the same function the API field feeds.
+    cli.call(w.path, "sflow_enable_disable", enable_disable=enable, hw_if_index=index)
     return ""
 
 

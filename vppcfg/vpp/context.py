@@ -28,7 +28,6 @@ class ApiContext:
     def __init__(self, conn: Any, index: dict[str, int] | None = None) -> None:
         self.conn = conn
         self._index: dict[str, int] = {}
-        self._hw: dict[str, int] = {}
         self.changes = 0  # mutating calls made through this context
         self.refresh(index)
 
@@ -38,9 +37,6 @@ class ApiContext:
             details = plain_list(self.conn.call("sw_interface_dump", sw_if_index=NONE))
             index = {d["interface_name"]: d["sw_if_index"] for d in details}
         self._index = dict(index)
-        hw_to_sw = self.conn.hw_to_sw() if hasattr(self.conn, "hw_to_sw") else {}
-        sw_to_name = {v: k for k, v in self._index.items()}
-        self._hw = {sw_to_name[sw]: hw for hw, sw in hw_to_sw.items() if sw in sw_to_name}
 
     # -- VppContext ---------------------------------------------------------
 
@@ -55,11 +51,6 @@ class ApiContext:
     def sw_if_index(self, name: str) -> int:
         return self._index[name]
 
-    def hw_if_index(self, name: str) -> int:
-        """The hw_if_index (sflow is keyed by it); a PHY's equals its sw index
-        unless VPP told us otherwise."""
-        return self._hw.get(name, self._index[name])
-
     def learn(self, name: str, sw_if_index: int) -> None:
         self._index[name] = sw_if_index
 
@@ -67,7 +58,6 @@ class ApiContext:
         prefix = name + "."
         for known in [n for n in self._index if n == name or n.startswith(prefix)]:
             del self._index[known]
-            self._hw.pop(known, None)
 
     def names(self) -> dict[str, int]:
         return dict(self._index)

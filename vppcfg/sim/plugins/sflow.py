@@ -2,9 +2,13 @@
 
 Observed VPP behaviour modelled here: defaults sampling_N 10000, polling_S 20,
 header_B 128, sampling_D 1, drop_M 0; setters accept any value (rate 0 too);
-the getters' replies carry only the value. sflow_enable_disable is keyed by
-hw_if_index: unknown -> -2, enabling an enabled one or disabling a disabled one
--> -81 (VALUE_EXIST). Loopbacks are accepted.
+the getters' replies carry only the value. sflow_enable_disable's field is
+named hw_if_index, but VPP reads it as a sw_if_index (sflow.c checks the sw
+interface pool and wants a hardware-type interface, not a sub-interface) and
+keys the enablement by that interface's hw_if_index, which is what
+sflow_interface_dump reports. Unknown or sub-interface -> -2, enabling an
+enabled one or disabling a disabled one -> -81 (VALUE_EXIST). Loopbacks are
+accepted.
 """
 
 from __future__ import annotations
@@ -17,7 +21,6 @@ from vppcfg.sim.plugins._util import (
     INVALID_SW_IF_INDEX,
     OK,
     VALUE_EXIST,
-    by_hw_if_index,
     details,
     is_sub,
     reply,
@@ -55,9 +58,10 @@ def _setter(field_name: str) -> Callable[[SimState, dict[str, Any]], Response]:
 
 
 def sflow_enable_disable(state: SimState, args: dict[str, Any]) -> Response:
-    hw_if_index = args.get("hw_if_index", NONE_INDEX)
-    if by_hw_if_index(state, hw_if_index) is None:
+    itf = state.interfaces.get(args.get("hw_if_index", NONE_INDEX))  # a sw_if_index really
+    if itf is None or is_sub(itf):
         return reply(INVALID_SW_IF_INDEX)
+    hw_if_index = itf.hw_if_index
     enabled = sflow(state).enabled
     enable = bool(args.get("enable_disable", True))
     if enable == (hw_if_index in enabled):
