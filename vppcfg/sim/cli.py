@@ -211,7 +211,6 @@ class SimCli:
         return self.name_of(path, int(reply["sw_if_index"])) + "\n"
 
 
-
 @functools.cache
 def _default_definitions() -> ApiDefinitions:
     return ApiDefinitions()

@@ -61,7 +61,6 @@ class VppConnection:
         self._api = client.api
         self.api_socket = api_socket
         self.calls = 0  # number of API requests sent (for benchmarks)
-        self._hw_to_sw: dict[int, int] | None = None
         self._dumped_index: dict[str, int] | None = None  # name -> index of the last dump
 
     @classmethod
@@ -198,7 +197,6 @@ class VppConnection:
         """The whole live dataplane as a model value."""
         from vppcfg.vpp.dump import build_dataplane, collect
 
-        self._hw_to_sw = None  # interfaces may have come and gone: read the table again
         raw = collect(self)
         self._dumped_index = {d["interface_name"]: d["sw_if_index"] for d in raw.interfaces}
         return build_dataplane(raw)
@@ -220,27 +218,24 @@ class VppConnection:
         return self.call("cli_inband", cmd=command).reply
 
     def hw_to_sw(self, sw_by_name: dict[str, int] | None = None) -> dict[int, int]:
-        """hw_if_index -> sw_if_index of hardware interfaces (read once per dump).
+        """hw_if_index -> sw_if_index of hardware interfaces.
 
         No API message maps the two (sflow needs it; VPP 26.10's
         sflow_interface_details carry only the hw_if_index), so read the CLI's
         `show hardware-interfaces brief` table; when that is not available a
         PHY's hw index is taken to equal its sw index (true unless interfaces
-        were deleted and re-created).
+        were deleted and re-created). `sw_by_name` (name -> sw_if_index) saves
+        an interface dump when the caller has one.
         """
-        if self._hw_to_sw is None:
-            self._hw_to_sw = self._read_hw_table()
-        return self._hw_to_sw
-
-    def _read_hw_table(self) -> dict[int, int]:
         if not self.has_message("cli_inband"):
             return {}
         try:
             text = self.cli("show hardware-interfaces brief")
         except VppError:
             return {}
-        details = self.call("sw_interface_dump", sw_if_index=0xFFFFFFFF)
-        sw_by_name = {d.interface_name: d.sw_if_index for d in details}
+        if sw_by_name is None:
+            details = self.call("sw_interface_dump", sw_if_index=0xFFFFFFFF)
+            sw_by_name = {d.interface_name: d.sw_if_index for d in details}
         hw_by_name = parse_hw_table(text, sw_by_name)
         return {hw: sw_by_name[name] for name, hw in hw_by_name.items()}
 

@@ -154,7 +154,8 @@ def _collect_sflow(conn: Any, raw: RawDump) -> None:
         "polling_interval": conn.call("sflow_polling_interval_get").polling_S,
         "header_bytes": conn.call("sflow_header_bytes_get").header_B,
     }
-    if hasattr(conn, "hw_to_sw"):
+    # Only enabled interfaces need the hw -> sw map (a CLI round trip).
+    if raw.sflow_interfaces and hasattr(conn, "hw_to_sw"):
         names = {d["interface_name"]: d["sw_if_index"] for d in raw.interfaces}
         raw.hw_to_sw = dict(conn.hw_to_sw(names))
 
