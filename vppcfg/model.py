@@ -61,10 +61,6 @@ class FrozenDict(Mapping[K, V], Generic[K, V]):
         data[key] = value
         return FrozenDict(data)
 
-    def without(self, key: K) -> FrozenDict[K, V]:
-        """A copy with one entry removed (no error if absent)."""
-        return FrozenDict({k: v for k, v in self._data.items() if k != key})
-
 
 class InterfaceKind(enum.StrEnum):
     PHY = "phy"
@@ -273,6 +269,3 @@ class Dataplane:
     # of objects present in VPP that vppcfg did not create (no vppcfg tag).
     # The planner never prunes or changes them unless the config names them.
     foreign: frozenset[str] = frozenset()
-
-    def sub_interfaces_of(self, parent: str) -> list[Interface]:
-        return [i for i in self.interfaces.values() if i.parent == parent]
