@@ -123,3 +123,43 @@ def shared_dir() -> Path:
 
 
 __all__ = ["DEFAULT_API_DIR", "SHARED", "SimHandle"]
+
+
+# ---- the real-system tier (tests/real.py): marker `real` -------------------------------------
+
+def _skip_unless(script: Path) -> None:
+    from tests.real import unavailable
+
+    reason = unavailable(script)
+    if reason:
+        pytest.skip(reason)
+
+
+@pytest.fixture
+def vpp_real_factory() -> Iterator[Callable[..., Any]]:
+    """Start real VPPs (each in its own network namespace); all stopped at teardown."""
+    from contextlib import ExitStack
+
+    from tests.real import DEFAULT_PHYS, VPP_REAL, vpp_real
+
+    _skip_unless(VPP_REAL)
+    with ExitStack() as stack:
+        yield lambda phys=DEFAULT_PHYS: stack.enter_context(vpp_real(phys))
+
+
+@pytest.fixture
+def vpp_real_instance(vpp_real_factory: Callable[..., Any]) -> Any:
+    """One real VPP with PHYs host-ge0, host-ge1, host-hu0, host-hu1."""
+    return vpp_real_factory()
+
+
+@pytest.fixture
+def trex_real_factory() -> Iterator[Callable[..., Any]]:
+    """Start real T-Rex servers (see tests.real.trex_real); all stopped at teardown."""
+    from contextlib import ExitStack
+
+    from tests.real import TREX_REAL, trex_real
+
+    _skip_unless(TREX_REAL)
+    with ExitStack() as stack:
+        yield lambda **kwargs: stack.enter_context(trex_real(**kwargs))
