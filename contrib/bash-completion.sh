@@ -30,8 +30,8 @@ _vppcfg() {
     case "${words[1]}" in
         check) opts="--help -c --config --format" ;;
         dump) opts="--help $vpp --format -o --output" ;;
-        plan) opts="--help -c --config $vpp --format -o --output --novpp" ;;
-        apply) opts="--help -c --config $vpp --dry-run --confirm --lock-file --state-dir" ;;
+        plan) opts="--help -c --config $vpp --format -o --output --novpp --detailed-exitcode" ;;
+        apply) opts="--help -c --config $vpp --dry-run --detailed-exitcode --confirm --lock-file --state-dir" ;;
         confirm) opts="--help --state-dir" ;;
         *) opts="--help" ;;
     esac

@@ -3,7 +3,8 @@
 apply: validate the config (touching nothing when invalid), take the apply
 lock, dump, plan, execute through the API, verify, and roll back on any
 failure. With --confirm N the change undoes itself after N seconds unless
-`vppcfg confirm` runs first. --dry-run prints the plan as VPP CLI only.
+`vppcfg confirm` runs first. --dry-run prints the plan as VPP CLI only
+(with --detailed-exitcode: 0 nothing to change, 2 changes pending, 1 error).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 from vppcfg.apply.confirm import DEFAULT_STATE_DIR
 from vppcfg.apply.lock import DEFAULT_LOCK_FILE
 from vppcfg.commands.common import add_vpp_options
+from vppcfg.commands.plan import add_detailed_exitcode, detailed_exit
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -30,6 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_vpp_options(parser)
     parser.add_argument("--dry-run", action="store_true",
                         help="print the VPP CLI that would be run; change nothing")
+    add_detailed_exitcode(parser)
     parser.add_argument("--confirm", type=_positive, metavar="SECONDS",
                         help="roll back after SECONDS unless `vppcfg confirm` runs first")
     _add_state_options(parser)
@@ -89,13 +92,16 @@ def run_apply(args: argparse.Namespace) -> int:
     from vppcfg.planner import PlanError
     from vppcfg.vpp import VppConnection, VppError
 
+    if args.detailed_exitcode and not args.dry_run:
+        _err("--detailed-exitcode needs --dry-run")
+        return EXIT_USAGE
     desired, code = load_desired(args.config)
     if desired is None:
-        return code
+        return detailed_exit(args, code, 0)
     try:
         if args.dry_run:
             with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
-                return _dry_run(conn, desired)
+                return _dry_run(conn, desired, args)
         with ApplyLock(args.lock_file):
             if is_pending(args.state_dir):
                 _err("an earlier `apply --confirm` awaits confirmation; run `vppcfg confirm` "
@@ -109,13 +115,13 @@ def run_apply(args: argparse.Namespace) -> int:
         return EXIT_FAILED if isinstance(err, LockBusy) else EXIT_USAGE
     except VppError as err:
         _err(str(err))
-        return EXIT_USAGE
+        return detailed_exit(args, EXIT_USAGE, 0)
     except (ConfirmError, PlanError, RenderError) as err:
         _err(str(err))
-        return EXIT_FAILED
+        return detailed_exit(args, EXIT_FAILED, 0)
 
 
-def _dry_run(conn: Any, desired: Any) -> int:
+def _dry_run(conn: Any, desired: Any, args: argparse.Namespace) -> int:
     from vppcfg.objects import render_cli
     from vppcfg.planner import plan
 
@@ -125,7 +131,7 @@ def _dry_run(conn: Any, desired: Any) -> int:
         text += "\n"
     sys.stdout.write(text)
     print(f"# dry run: {len(ops)} change(s) would be made; nothing was changed", file=sys.stderr)
-    return EXIT_OK
+    return detailed_exit(args, EXIT_OK, len(ops))
 
 
 def _apply(conn: Any, desired: Any, args: argparse.Namespace) -> int:

@@ -2,6 +2,9 @@
 
 The config is validated first; the live state comes from VPP, or with
 ``--novpp`` from a freshly started VPP holding just the config's PHYs.
+
+With ``--detailed-exitcode`` the exit code tells drift apart, as terraform
+plan does: 0 nothing to change, 2 changes pending, 1 any error.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from vppcfg.model import Dataplane, FrozenDict, Interface, InterfaceKind
 
 # A PHY in a VPP that was just started: admin down, hw and packet MTU 9000.
 FRESH_PHY_MTU = 9000
+# --detailed-exitcode: 0 in sync, 2 changes pending, 1 any error.
+DETAILED_CHANGES, DETAILED_ERROR = 2, 1
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,9 +32,27 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--format", choices=("cli", "json"), default="cli")
     parser.add_argument("--novpp", action="store_true",
                         help="do not contact VPP: plan against a fresh VPP with the config's PHYs")
+    add_detailed_exitcode(parser)
     parser.add_argument("--timeout", type=float, default=5.0, help=argparse.SUPPRESS)
     add_vpp_options(parser)
     parser.set_defaults(func=run)
+
+
+def add_detailed_exitcode(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--detailed-exitcode", action="store_true",
+        help="exit 0 when there is nothing to change, 2 when changes are pending, 1 on error",
+    )
+
+
+def detailed_exit(args: argparse.Namespace, code: int, changes: int) -> int:
+    """The exit code: `code` as is, or with --detailed-exitcode 1 for any
+    error, else 2 when `changes` are pending and 0 when there are none."""
+    if not getattr(args, "detailed_exitcode", False):
+        return code
+    if code:
+        return DETAILED_ERROR
+    return DETAILED_CHANGES if changes else 0
 
 
 def fresh_dataplane(desired: Dataplane) -> Dataplane:
@@ -69,18 +92,24 @@ def _live(args: argparse.Namespace) -> tuple[Dataplane | None, dict[str, int], i
 
 
 def run(args: argparse.Namespace) -> int:
+    code, changes = _plan(args)
+    return detailed_exit(args, code, changes)
+
+
+def _plan(args: argparse.Namespace) -> tuple[int, int]:
+    """(exit code, number of changes planned)."""
     from vppcfg.objects import RenderError, render_cli
     from vppcfg.planner import PlanError, plan, summary
 
     desired, code = _load(args.config)
     if desired is None:
-        return code
+        return code, 0
     if args.novpp:
         live, acl_indexes = fresh_dataplane(desired), {}
     else:
         live, acl_indexes, code = _live(args)
         if live is None:
-            return code
+            return code, 0
     try:
         ops = plan(desired, live)
         if args.format == "json":
@@ -89,8 +118,8 @@ def run(args: argparse.Namespace) -> int:
             text = render_cli(ops, acl_indexes)
     except (PlanError, RenderError) as err:
         print(f"vppcfg plan: {err}", file=sys.stderr)
-        return 1
+        return 1, 0
     counts = summary(ops)
     print(f"vppcfg plan: {counts['create']} to create, {counts['update']} to change, "
           f"{counts['delete']} to delete", file=sys.stderr)
-    return write_output(text, args.output, "vppcfg plan")
+    return write_output(text, args.output, "vppcfg plan"), len(ops)
