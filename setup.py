@@ -40,6 +40,7 @@ setup(
             "hypothesis~=6.170",
             "ruff~=0.17.5",
             "lbr-trex-client==3.4.0",
+            "jsonschema~=4.26.0",
         ],
     },
     entry_points={

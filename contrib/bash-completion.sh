@@ -2,7 +2,7 @@
 _vppcfg() {
     local cur prev words cword
     _init_completion || return
-    local cmds="check dump plan apply confirm"
+    local cmds="check dump plan apply confirm schema"
     if [ "$cword" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$cmds --help --version" -- "$cur"))
         return
@@ -33,6 +33,7 @@ _vppcfg() {
         plan) opts="--help -c --config $vpp --format -o --output --novpp --detailed-exitcode" ;;
         apply) opts="--help -c --config $vpp --dry-run --detailed-exitcode --confirm --lock-file --state-dir" ;;
         confirm) opts="--help --state-dir" ;;
+        schema) opts="--help -o --output" ;;
         *) opts="--help" ;;
     esac
     if [[ "$cur" == -* ]]; then

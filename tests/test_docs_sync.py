@@ -19,6 +19,7 @@ COMMANDS = [
     ("vppcfg.1", ["-m", "vppcfg", "plan"]),
     ("vppcfg.1", ["-m", "vppcfg", "apply"]),
     ("vppcfg.1", ["-m", "vppcfg", "confirm"]),
+    ("vppcfg.1", ["-m", "vppcfg", "schema"]),
     ("vppcfg-sim.1", ["-m", "vppcfg.sim"]),
     ("trex-loadtest.1", ["-m", "loadtest.cli", "ramp"]),
     ("trex-loadtest.1", ["-m", "loadtest.cli", "ndr"]),

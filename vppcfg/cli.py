@@ -14,7 +14,7 @@ import sys
 
 from vppcfg import __version__
 
-COMMAND_MODULES = ("check", "dump", "plan", "apply")
+COMMAND_MODULES = ("check", "dump", "plan", "apply", "schema")
 
 
 def build_parser() -> argparse.ArgumentParser:
