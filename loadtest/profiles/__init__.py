@@ -11,8 +11,12 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from loadtest.linerate import SizeMix, check_frame_size
+
+if TYPE_CHECKING:
+    from loadtest.profiles.pyfile import FileProfile
 
 # Frame sizes include the FCS. Simple IMIX 7:4:1 is 64/594/1518.
 NAMED_MIXES: dict[str, SizeMix] = {
@@ -168,13 +172,15 @@ class TrafficSpec:
     flows: Flows = field(default_factory=make_flows)
     bidirectional: bool = False
     latency: bool = False
+    file: FileProfile | None = None  # a T-Rex profile file: its streams replace ours
 
     def __post_init__(self) -> None:
-        size_mix(self.profile, self.ip_version)  # fail early on a bad profile
+        if self.file is None:
+            size_mix(self.profile, self.ip_version)  # fail early on a bad profile
 
     @property
     def mix(self) -> SizeMix:
-        return size_mix(self.profile, self.ip_version)
+        return self.file.mix if self.file else size_mix(self.profile, self.ip_version)
 
     @property
     def ip_version(self) -> int:
@@ -185,18 +191,34 @@ class TrafficSpec:
         """Direction d sends from port d to port 1 - d."""
         return (0, 1) if self.bidirectional else (0,)
 
+    def flow_ranges(self) -> list[tuple[str, int]]:
+        """The ranges the flows walk, as (name, values), for "253 src x 253 dst"."""
+        if self.file:
+            return [(r.name, r.count) for r in self.file.ranges]
+        f = self.flows
+        pairs = (("src", f.src), ("dst", f.dst), ("sport", f.sport), ("dport", f.dport))
+        return [(name, rng.count) for name, rng in pairs if rng.count > 1]
+
     def describe(self) -> dict:
         """JSON-friendly summary for the `vars` of a run."""
+        sizes = [[size, float(weight)] for size, weight in self.mix]
+        common = {
+            "profile": self.profile,
+            "sizes": sizes,
+            "flow_ranges": [list(pair) for pair in self.flow_ranges()],
+            "bidirectional": self.bidirectional,
+            "latency": self.latency,
+        }
+        if self.file:
+            return {**common, "profile_file": self.file.path, "tunables": self.file.tunables,
+                    "flows": self.file.flow_count}
         f = self.flows
         return {
-            "profile": self.profile,
-            "sizes": [list(pair) for pair in self.mix],
+            **common,
             "ip_version": self.ip_version,
             "flows": f.count,
             "src": f"{f.src.first}-{f.src.last}",
             "dst": f"{f.dst.first}-{f.dst.last}",
             "sport": f"{f.sport.first}-{f.sport.last}",
             "dport": f"{f.dport.first}-{f.dport.last}",
-            "bidirectional": self.bidirectional,
-            "latency": self.latency,
         }

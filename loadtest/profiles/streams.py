@@ -12,16 +12,20 @@ from decimal import Decimal
 from types import ModuleType
 
 from loadtest.profiles import MIN_FRAME, Flows, TrafficSpec
+from loadtest.profiles.pyfile import with_flow_stats
 
 LATENCY_SHARE = 0.001  # share of a direction's packets sent as latency probes
 LATENCY_PG_BASE = 10  # pg_id of the latency stream of direction d is 10 + d
+# pg_id the test streams of direction d count in (T-Rex per-stream flow statistics): loss is
+# counted on test packets only, never on what the device under test sends by itself
+FLOW_PG_BASE = 20
 HEADERS = {4: 14 + 20 + 8, 6: 14 + 40 + 8}  # Ether + IP + UDP, no FCS
 
 
 def base_pps(spec: TrafficSpec) -> float:
     """Packets per second one direction sends at multiplier 1."""
-    weights = sum(weight for _, weight in spec.mix)
-    return weights * (1 + LATENCY_SHARE) if spec.latency else float(weights)
+    weights = float(sum(weight for _, weight in spec.mix))
+    return weights * (1 + LATENCY_SHARE) if spec.latency else weights
 
 
 def multiplier(spec: TrafficSpec, pps: float) -> float:
@@ -86,6 +90,9 @@ def _vm(api: ModuleType, flows: Flows):
 
 def build_streams(api: ModuleType, spec: TrafficSpec, direction: int) -> list:
     """Streams for direction 0 (port 0 to 1) or 1 (port 1 to 0)."""
+    if spec.file:
+        streams = with_flow_stats(api, spec.file.streams[direction], FLOW_PG_BASE + direction)
+        return streams + _latency(api, spec, direction)
     flows = spec.flows if direction == 0 else spec.flows.mirrored()
     vm = _vm(api, flows)
     streams = []
@@ -97,10 +104,18 @@ def build_streams(api: ModuleType, spec: TrafficSpec, direction: int) -> list:
                 name=f"d{direction}-{size}",
                 packet=builder,
                 mode=api.STLTXCont(pps=float(weight)),
+                flow_stats=api.STLFlowStats(pg_id=FLOW_PG_BASE + direction),
             )
         )
+    return streams + _latency(api, spec, direction)
+
+
+def _latency(api: ModuleType, spec: TrafficSpec, direction: int) -> list:
+    """The latency stream of a direction (0.1 % of its packets), if asked for."""
+    streams = []
+    flows = spec.flows if direction == 0 else spec.flows.mirrored()
     if spec.latency:
-        weights = sum(weight for _, weight in spec.mix)
+        weights = float(sum(weight for _, weight in spec.mix))
         streams.append(
             api.STLStream(
                 name=f"d{direction}-latency",
