@@ -318,9 +318,15 @@ def test_bond_mode_change_releases_cross_connects_first() -> None:
     assert "mode changed" in ops[delete_bond].reason
     text = render_cli(ops)
     assert "create bond mode xor load-balance l34 id 0" in text
-    # VPP removes the subs with the bond: no explicit sub deletes, no address deletes
-    assert "delete sub-interface" not in text
-    assert "ip address del" not in text
+    # Nothing is left to VPP's implicit clean-up: the real VPP keeps per-index
+    # state of deleted interfaces, so subs, their state, addresses and the
+    # members go explicitly, before the bond.
+    for key in ("interfaces/BondEthernet0.100", "interfaces/BondEthernet0.200",
+                "interfaces/BondEthernet0/address/10.0.0.1/24",
+                "bonds/BondEthernet0/member/Gi0"):
+        assert pos(ops, "delete", key) < delete_bond, key
+    assert "delete sub-interface BondEthernet0.100" in text
+    assert "set interface ip address del BondEthernet0 10.0.0.1/24" in text
     # the bridge domain itself is untouched
     assert "bridge-domain 1" not in text
 
@@ -383,11 +389,12 @@ def test_sub_encapsulation_change_recreates_with_reason() -> None:
     want = dp(phy("Gi0"), sub("Gi0", 10, encapsulation=Encapsulation(dot1ad=10),
                               addresses=("10.0.0.1/24",)))
     ops = plan(want, live)
-    assert keys(ops) == [("delete", "interfaces/Gi0.10"), ("create", "interfaces/Gi0.10"),
+    assert keys(ops) == [("delete", "interfaces/Gi0.10/address/10.0.0.1/24"),
+                         ("delete", "interfaces/Gi0.10"), ("create", "interfaces/Gi0.10"),
                          ("create", "interfaces/Gi0.10/mtu"),
                          ("create", "interfaces/Gi0.10/address/10.0.0.1/24"),
                          ("create", "interfaces/Gi0.10/state")]
-    assert "encapsulation changed" in ops[0].reason
+    assert "encapsulation changed" in ops[1].reason
     assert "create sub-interfaces Gi0 10 dot1ad 10 exact-match" in render_cli(ops)
 
 

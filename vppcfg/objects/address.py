@@ -18,7 +18,7 @@ class Address(Descriptor):
             key = ikey(itf.name)
             for prefix in itf.addresses:
                 yield Node(f"{key}/address/{prefix}", self.obj, fd(name=itf.name, prefix=prefix),
-                           deps=(key,), owner=key, holder=key)
+                           deps=(key,), owner=key)
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         # One address, one subnet per VPP: a move frees them first.
@@ -44,7 +44,7 @@ class Unnumbered(Descriptor):
             if itf.unnumbered:
                 key = ikey(itf.name)
                 yield Node(f"{key}/unnumbered", self.obj, fd(name=itf.name, use=itf.unnumbered),
-                           deps=(key, ikey(itf.unnumbered)), owner=key, holder=key)
+                           deps=(key, ikey(itf.unnumbered)), owner=key)
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         return (Claim(f"role:{node.value['name']}", "l3"),)

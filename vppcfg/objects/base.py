@@ -93,7 +93,13 @@ class Node:
     value: dict[str, Any]  # plain dict: compared often, frozen only in operations
     deps: tuple[str, ...] = ()
     owner: str = ""  # top-level object ("interfaces/X") for foreign/PHY protection
-    holder: str = ""  # when this key is deleted, VPP removes the node too
+    # When this key is deleted, the node goes with it and needs no operation.
+    # Only for the interface's own settings (MTU, state, MAC), which VPP gives
+    # a new interface afresh: state VPP keeps per sw_if_index (addresses, MPLS,
+    # unnumbered, sFlow, L2 config) or per parent (sub-interfaces, bond
+    # members) is removed explicitly, as a reused index or a recreated parent
+    # can inherit what VPP left behind.
+    holder: str = ""
 
 
 class Descriptor:

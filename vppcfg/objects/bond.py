@@ -94,7 +94,6 @@ class BondMember(Descriptor):
                     fd(bond=bond.name, member=member),
                     deps=(bond_key(bond.name), ikey(member)),
                     owner=ikey(bond.name),
-                    holder=bond_key(bond.name),  # bond_delete releases its members
                 )
 
     def claims(self, node: Node) -> tuple[Claim, ...]:

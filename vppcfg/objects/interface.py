@@ -106,9 +106,7 @@ class SubInterface(Descriptor):
                 exact_match=enc.exact_match if enc else True,
             )
             key = ikey(itf.name)
-            # VPP deletes the subs of a deleted bond/PHY itself.
-            yield Node(key, self.obj, value, deps=(ikey(itf.parent),), owner=key,
-                       holder=ikey(itf.parent))
+            yield Node(key, self.obj, value, deps=(ikey(itf.parent),), owner=key)
 
     def recreate_reason(self, old: Node, new: Node) -> str | None:
         return "encapsulation changed: sub-interface is recreated"

@@ -18,8 +18,7 @@ class Mpls(Descriptor):
         for itf in ctx.interfaces():
             if itf.mpls:
                 key = ikey(itf.name)
-                yield Node(f"{key}/mpls", self.obj, fd(name=itf.name), deps=(key,), owner=key,
-                           holder=key)
+                yield Node(f"{key}/mpls", self.obj, fd(name=itf.name), deps=(key,), owner=key)
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
         name = token(op.params["name"])

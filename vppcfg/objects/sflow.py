@@ -54,7 +54,7 @@ class SflowInterface(Descriptor):
             if itf.sflow:
                 key = ikey(itf.name)
                 yield Node(f"{key}/sflow", self.obj, fd(name=itf.name), deps=(key, "sflow"),
-                           owner=key, holder=key)
+                           owner=key)
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
         off = " disable" if op.action == "delete" else ""
