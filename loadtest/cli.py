@@ -2,6 +2,9 @@
 
 Sub-commands: `ramp` (warm-up, linear ramp, hold; per-second stats), `ndr`
 (MLRsearch for NDR/PDR) and `report` (HTML page from run JSON files).
+Without a sub-command the arguments are the original trex-loadtest command line
+(`-s SERVER [-u] -p PROFILE.py -t TUNABLES -rd SECONDS -rt RATE -o FILE.json`),
+run as `ramp` in both directions unless `-u` is given.
 Exit codes: 0 ok, 1 the run failed or was interrupted, 2 usage or I/O error.
 """
 
@@ -15,15 +18,18 @@ from pathlib import Path
 from loadtest.client import LoadtestError, TrexSession, UsageError, load_api
 from loadtest.linerate import line_rate_pps, parse_rate
 from loadtest.profiles import NAMED_MIXES, ProfileError, TrafficSpec, make_flows
+from loadtest.profiles.pyfile import ProfileFileError, is_profile_file, load_profile
 from loadtest.progress import Progress
 from loadtest.stats import directions
 
 PROG = "trex-loadtest"
+COMMANDS = ("ramp", "ndr", "report")
 
 
 def _add_common(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("T-Rex")
-    g.add_argument("--server", default="127.0.0.1", help="T-Rex server (default %(default)s)")
+    g.add_argument("-s", "--server", default="127.0.0.1",
+                   help="T-Rex server (default %(default)s)")
     g.add_argument("--sync-port", type=int, default=4501, help="JSON-RPC port (default 4501)")
     g.add_argument("--async-port", type=int, default=4500, help="async PUB port (default 4500)")
     g.add_argument("--ports", type=int, nargs=2, default=[0, 1], metavar=("TX", "RX"),
@@ -35,8 +41,12 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     g.add_argument("--link-speed", type=float, metavar="GBPS",
                    help="line rate in Gbit/s (default: the port's reported speed)")
     t = p.add_argument_group("traffic")
-    t.add_argument("--profile", default="64",
-                   help=f"{', '.join(NAMED_MIXES)} or a frame size incl. FCS (default 64)")
+    t.add_argument("-p", "--profile", default="64",
+                   help=f"{', '.join(NAMED_MIXES)}, a frame size incl. FCS, or a T-Rex "
+                   "stateless profile file (.py) (default 64)")
+    t.add_argument("-t", "--tunables", metavar="K=V,...", default="",
+                   help="tunables of a profile file, as T-Rex's console takes them "
+                   "(e.g. size=64,vm=var2)")
     t.add_argument("--flows", choices=("one", "many"), default="one",
                    help="one flow, or many flows walking the ranges below")
     t.add_argument("--ipv6", action="store_true", help="IPv6/UDP instead of IPv4/UDP")
@@ -44,15 +54,20 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     t.add_argument("--dst", metavar="FIRST-LAST", help="destination address range")
     t.add_argument("--sport", metavar="FIRST-LAST", help="UDP source port range")
     t.add_argument("--dport", metavar="FIRST-LAST", help="UDP destination port range")
-    t.add_argument("-b", "--bidirectional", action="store_true",
-                   help="send both ways (default: port TX to RX only)")
+    d = t.add_mutually_exclusive_group()
+    d.add_argument("-b", "--bidirectional", action="store_true", default=None,
+                   help="send both ways (default: port TX to RX only; without a "
+                   "sub-command: both ways)")
+    d.add_argument("-u", "--unidirectional", action="store_true",
+                   help="send port TX to RX only")
     t.add_argument("--latency", action="store_true",
                    help="add latency streams (min/avg/max/jitter)")
     o = p.add_argument_group("output")
     o.add_argument("-o", "--output", type=Path, help="write the run as JSON here")
     o.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
-    o.add_argument("--stats-tick", type=float, default=0.5,
-                   help="seconds between the server's counter updates (default 0.5)")
+    o.add_argument("--stats-tick", type=float, default=0.01,
+                   help="seconds the server's counters may trail a read (default 0.01: the real"
+                        " T-Rex's are current at every read)")
     o.add_argument("--drain", type=float, default=1.0,
                    help="seconds to wait after traffic stops before the last read (default 1)")
 
@@ -64,13 +79,17 @@ def build_parser() -> argparse.ArgumentParser:
     ramp = sub.add_parser("ramp", help="warm-up, linear ramp to a rate, hold")
     _add_common(ramp)
     r = ramp.add_argument_group("ramp")
-    r.add_argument("--rate", default="100",
+    r.add_argument("-rt", "--rate", default="100",
                    help="peak rate per direction: percent of line rate, or e.g. 1.5mpps")
     r.add_argument("--start-rate", help="rate the ramp starts from (default: the warm-up rate)")
-    r.add_argument("--warmup-rate", default="1", help="warm-up rate (default 1%% of line)")
-    r.add_argument("--warmup", type=float, default=5.0, help="warm-up seconds (default 5)")
-    r.add_argument("--duration", type=float, default=30.0, help="ramp seconds (default 30)")
-    r.add_argument("--hold", type=float, default=5.0, help="seconds at the peak (default 5)")
+    r.add_argument("-wm", "--warmup-rate", default="1",
+                   help="warm-up rate (default 1%% of line)")
+    r.add_argument("-wd", "--warmup", type=float, default=5.0,
+                   help="warm-up seconds (default 5)")
+    r.add_argument("-rd", "--duration", type=float, default=30.0,
+                   help="ramp seconds (default 30)")
+    r.add_argument("-hd", "--hold", type=float, default=5.0,
+                   help="seconds at the peak (default 5)")
     r.add_argument("--sample-interval", type=float, default=1.0,
                    help="seconds between stats samples (default 1)")
     r.add_argument("--loss-threshold", type=float, default=0.1,
@@ -109,12 +128,42 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def traffic_spec(args: argparse.Namespace) -> TrafficSpec:
+    _resolve_direction(args)
+    if is_profile_file(args.profile):
+        return _file_spec(args)
+    if args.tunables:
+        raise UsageError("-t/--tunables: only a profile file (.py) takes tunables")
     try:
         flows = make_flows(6 if args.ipv6 else 4, args.flows == "many",
                            args.src, args.dst, args.sport, args.dport)
         return TrafficSpec(args.profile, flows, args.bidirectional, args.latency)
     except ProfileError as err:
         raise UsageError(str(err)) from None
+
+
+def _resolve_direction(args: argparse.Namespace) -> None:
+    """Our sub-commands send one way unless -b; the original command line both ways
+    unless -u. Both flags end up set, for the run's `vars`."""
+    if args.bidirectional is None:
+        args.bidirectional = getattr(args, "legacy", False) and not args.unidirectional
+    args.unidirectional = not args.bidirectional
+
+
+def _file_spec(args: argparse.Namespace) -> TrafficSpec:
+    """A profile file: its streams decide sizes and flows, so our traffic options cannot."""
+    ours = [opt for opt, value in (("--src", args.src), ("--dst", args.dst),
+                                   ("--sport", args.sport), ("--dport", args.dport),
+                                   ("--ipv6", args.ipv6), ("--flows many", args.flows == "many"))
+            if value]
+    if ours:
+        raise UsageError(f"{', '.join(ours)}: the profile file {args.profile} decides the "
+                         "traffic (give it tunables with -t)")
+    try:
+        profile = load_profile(load_api(args.trex_client_path), args.profile, args.tunables,
+                               tuple(args.ports))
+    except ProfileFileError as err:
+        raise UsageError(str(err)) from None
+    return TrafficSpec(args.profile, make_flows(), args.bidirectional, args.latency, profile)
 
 
 def _check_positive(**values: float) -> None:
@@ -169,7 +218,8 @@ def _status(result: dict) -> int:
 
 
 def cmd_ramp(args: argparse.Namespace) -> int:
-    from loadtest.ramp import RampPlan, RampRun, graph_vars, summary_lines
+    from loadtest.graphrb import graph_vars
+    from loadtest.ramp import RampPlan, RampRun, summary_lines
 
     spec = traffic_spec(args)
     _check_positive(sample_interval=args.sample_interval, duration=args.duration,
@@ -189,7 +239,8 @@ def cmd_ramp(args: argparse.Namespace) -> int:
         total = len(plan.steps()) * args.sample_interval
         run = RampRun(session, spec, plan, directions(tuple(args.ports), args.bidirectional),
                       line, args.loss_threshold / 100.0,
-                      {**_base_vars(args, spec, speed, line), **graph_vars(plan, spec)},
+                      {**_base_vars(args, spec, speed, line),
+                       **graph_vars(plan, spec, args.warmup_rate, args.rate)},
                       args.output, Progress(total, quiet=args.quiet))
         result = run.run()
     if not args.quiet:
@@ -245,9 +296,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
+    """Our sub-commands, or the original trex-loadtest command line (no sub-command), which
+    is a `ramp` in both directions unless -u."""
+    if argv and argv[0] not in COMMANDS and argv[0].startswith("-") \
+            and argv[0] not in ("-h", "--help"):
+        args = parser.parse_args(["ramp", *argv])
+        args.legacy = True
+        return args
+    return parser.parse_args(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_args(parser, sys.argv[1:] if argv is None else list(argv))
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
