@@ -274,7 +274,19 @@ def plan(desired: Dataplane, live: Dataplane) -> list[Operation]:
         return _plan(desired, live)
 
 
-def _plan(desired: Dataplane, live: Dataplane) -> list[Operation]:
+def plan_graph(desired: Dataplane, live: Dataplane) -> tuple[list[Operation],
+                                                              list[tuple[int, ...]]]:
+    """The plan, and for each operation the positions of the earlier ones it must
+    follow (the ordering edges, bridged over operations that are not emitted):
+    what a pipelined executor may not reorder."""
+    graph: list[tuple[int, ...]] = []
+    with _gc_paused():
+        ops = _plan(desired, live, graph)
+    return ops, graph
+
+
+def _plan(desired: Dataplane, live: Dataplane,
+          graph: list[tuple[int, ...]] | None = None) -> list[Operation]:
     _check_desired(desired, live)
     state = PlanState(desired, live)
     protected = _protected(desired, live, state.desired_nodes)
@@ -286,7 +298,33 @@ def _plan(desired: Dataplane, live: Dataplane) -> list[Operation]:
     _claim_edges(state)
     for desc in DESCRIPTORS:
         desc.adjust(state)
-    return _order(state)
+    ordered = _order(state)
+    if graph is not None:
+        graph.extend(_predecessors(state, ordered))
+    return ordered
+
+
+def _predecessors(state: PlanState, ordered: list[Operation]) -> list[tuple[int, ...]]:
+    """Per emitted operation, the emitted ones it follows, directly or through
+    operations left out of the output (virtual, implicit, no-op)."""
+    position = {(op.action, op.key): i for i, op in enumerate(ordered)}
+    sources: dict[OpId, list[OpId]] = {}
+    for before, afters in state.edges.items():
+        for after in afters:
+            sources.setdefault(after, []).append(before)
+    hidden: dict[OpId, frozenset[int]] = {}
+
+    def through(op_id: OpId) -> frozenset[int]:
+        if op_id in position:
+            return frozenset((position[op_id],))
+        if op_id not in hidden:
+            hidden[op_id] = frozenset()  # a cycle is impossible: _order checked
+            hidden[op_id] = frozenset().union(*(through(s) for s in sources.get(op_id, ())))
+        return hidden[op_id]
+
+    return [tuple(sorted(frozenset().union(*(through(s) for s in
+                                                sources.get((op.action, op.key), ())))))
+            for op in ordered]
 
 
 def summary(ops: Iterable[Operation]) -> dict[str, int]:
