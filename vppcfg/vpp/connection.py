@@ -61,6 +61,7 @@ class VppConnection:
         self._api = client.api
         self.api_socket = api_socket
         self.calls = 0  # number of API requests sent (for benchmarks)
+        self._messages: dict[str, tuple[Any, int]] = {}  # name -> (definition, index)
         self._dumped_index: dict[str, int] | None = None  # name -> index of the last dump
 
     @classmethod
@@ -126,49 +127,108 @@ class VppConnection:
             raise VppError(f"{message}: {err}") from err
 
     def call_many(self, requests: list[tuple[str, dict[str, Any]]],
-                  window: int = PIPELINE_WINDOW) -> list[list[Any]]:
-        """Run many plain dumps, pipelined: `window` requests go out before the
-        first reply is read, instead of one round trip each. Returns each
-        request's details, in request order. (Per-interface address dumps make
-        up most of a dump's requests; this keeps a 10,000-interface dump fast.)
+                  window: int = PIPELINE_WINDOW) -> list[Any]:
+        """Many requests, pipelined: `window` go out in one write before the
+        replies are read, instead of one round trip each. Returns each
+        request's result in request order: the reply (its retval unchecked:
+        see `check`), a dump's list of details, or a "get" stream's (reply,
+        details) pair. VPP answers requests in order on one socket.
         """
-        results: list[list[Any]] = []
+        results: list[Any] = []
         for start in range(0, len(requests), window):
-            results.extend(self._pipeline(requests[start:start + window]))
+            batch = requests[start:start + window]
+            try:
+                results.extend(self._pipeline(batch))
+            except OSError as err:  # the socket failed: VPP is gone
+                raise VppError(f"{batch[0][0]}: {err}") from err
         return results
 
-    def _pipeline(self, batch: list[tuple[str, dict[str, Any]]]) -> list[list[Any]]:
-        client = self._client
-        # vpp_papi's own async-send and ping helpers: a dump is "request, then
-        # control_ping with the same context; details until the ping reply".
-        contexts: list[int] = []
-        for message, args in batch:
-            msg = client.messages[message]
-            index = client.transport.get_msg_index(f"{message}_{msg.crc[2:]}")
+    def check(self, message: str, args: dict[str, Any], result: Any) -> Any:
+        """`result` of `message`, or VppApiError when its retval is not zero."""
+        head = result[0] if isinstance(result, tuple) and not hasattr(result, "_fields") \
+            else result
+        retval = getattr(head, "retval", 0)
+        if retval != 0:
+            raise VppApiError(message, retval, args)
+        return result
+
+    def _pipeline(self, batch: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+        client, transport = self._client, self._client.transport
+        pending: dict[int, tuple[int, str]] = {}  # context -> (position, kind)
+        results: list[Any] = [None] * len(batch)
+        transport.cork()
+        try:
+            for position, (message, args) in enumerate(batch):
+                context = self._send_async(message, args)
+                pending[context] = (position, _kind(client.services[message]))
+                if pending[context][1] != "plain":
+                    results[position] = [] if pending[context][1] == "dump" else (None, [])
+            # one ping after all the dumps: its reply says every dump is complete
+            ping = self._send_async("control_ping", {}) if any(
+                k == "dump" for _, k in pending.values()) else None
+        finally:
+            transport.uncork()
+        self.calls += len(batch)
+        self._collect(pending, results, ping, batch)
+        return results
+
+    def _send_async(self, message: str, args: dict[str, Any]) -> int:
+        msg, index = self._message(message)
+        context = self._client.get_context()
+        unknown = args.keys() - msg.field_by_name.keys()
+        if unknown:
+            raise VppError(f"{message}: unknown argument(s) {', '.join(sorted(unknown))}")
+        fields = {**args, "_vl_msg_id": index, "context": context,
+                  "client_index": self._client.transport.socket_index}
+        try:
+            self._client.transport.write(msg.pack(fields))
+        except (TypeError, ValueError, AttributeError) as err:  # vpp_papi's packing errors
+            raise VppError(f"{message}: {err}") from err
+        return context
+
+    def _message(self, message: str) -> tuple[Any, int]:
+        """vpp_papi's definition of `message` and its index in this VPP."""
+        found = self._messages.get(message)
+        if found is None:
+            msg = self._client.messages.get(message)
+            index = self._client.transport.get_msg_index(f"{message}_{msg.crc[2:]}") \
+                if msg is not None else 0
             if index <= 0:
                 raise VppMessageMissing(f"this VPP lacks {message}")
-            context = client._call_vpp_async(index, msg, **args)
-            client._control_ping(context)
-            contexts.append(context)
-        self.calls += len(batch)
-        details: dict[int, list[Any]] = {c: [] for c in contexts}
-        pending = set(contexts)
-        while pending:
-            reply = client.read_blocking(timeout=client.read_timeout)
-            if reply is None:
+            found = self._messages[message] = (msg, index)
+        return found
+
+    def _collect(self, pending: dict[int, tuple[int, str]], results: list[Any],
+                 ping: int | None, batch: list[tuple[str, dict[str, Any]]]) -> None:
+        """Read until every plain request and "get" has its reply and the ping
+        (sent after the dumps) has been answered."""
+        client = self._client
+        left = sum(1 for _, kind in pending.values() if kind != "dump") + (ping is not None)
+        while left:
+            raw = client.transport.read(client.read_timeout)
+            if raw is None:
                 raise VppTimeout(f"{batch[0][0]}: no answer from VPP")
+            reply = client.decode_incoming_msg(raw)
             context = getattr(reply, "context", None)
+            if context == ping:
+                left -= 1
+                continue
             if context not in pending:
                 continue  # an event or a stray reply: not ours
-            if type(reply).__name__ == "control_ping_reply":
-                pending.discard(context)
+            position, kind = pending[context]
+            if kind == "plain":
+                results[position] = reply
+                left -= 1
+            elif kind == "dump":
+                results[position].append(reply)
+            elif type(reply).__name__.endswith("_reply"):  # a "get": the reply ends it
+                results[position] = (reply, results[position][1])
+                left -= 1
             else:
-                details[context].append(reply)
-        return [details[c] for c in contexts]
+                results[position][1].append(reply)
 
-    def dump_stream(self, message: str, **args: Any) -> list[Any]:
+    def dump_stream(self, message: str, cursor: int = 0, **args: Any) -> list[Any]:
         """A cursor-paged "get" (reply + details), following EAGAIN pages."""
-        cursor = 0
         details: list[Any] = []
         for _ in range(LCP_MAX_PAGES):
             reply, page = self._invoke(message, {**args, "cursor": cursor})
@@ -270,6 +330,14 @@ def parse_hw_table(text: str, names: Iterable[str]) -> dict[str, int]:
 
 
 _HW_ROW = re.compile(r"^(?P<head>\S*?)\s*(?P<index>\d+)\s+(?:up|down|slave)(?:\s|$)")
+
+
+def _kind(service: dict[str, Any]) -> str:
+    """How a request is answered: "plain" (one reply), "dump" (details, ended
+    by the control_ping sent after it) or "get" (details, then the reply)."""
+    if "stream" not in service:
+        return "plain"
+    return "get" if "stream_msg" in service else "dump"
 
 
 def _connect(api_socket: str, files: list[str], timeout: float, name: str) -> Any:

@@ -35,6 +35,7 @@ from vppcfg.model import (
 from vppcfg.vpp.plain import plain_list
 
 NONE = 0xFFFFFFFF
+EAGAIN = -165  # a "get" has more pages after this one
 TAG = "vppcfg"  # what vppcfg writes on everything it creates
 
 ADMIN_UP = 1
@@ -83,43 +84,106 @@ class RawDump:
 
 
 def collect(conn: Any) -> RawDump:
-    """Ask VPP for everything the model holds. `conn` is a VppConnection."""
+    """Ask VPP for everything the model holds. `conn` is a VppConnection.
+
+    Two pipelined waves (VPP answers in order, so nothing waits for a round
+    trip): every table at once, then what needs their indexes (the addresses
+    of each interface, the members of each bond).
+    """
     raw = RawDump()
-    raw.interfaces = plain_list(conn.call("sw_interface_dump", sw_if_index=NONE))
-    if conn.has_message("lcp_itf_pair_get"):
-        # Never lcp_itf_pair_get_v2 with sw_if_index ~0: VPP answers with the
-        # v1 reply and the client waits forever.
-        raw.lcp_pairs = plain_list(conn.dump_stream("lcp_itf_pair_get"))
-    # no addresses to read on local0 and linux-cp's host interfaces
-    internal = {0} | {p["host_sw_if_index"] for p in raw.lcp_pairs}
-    indexes = [i["sw_if_index"] for i in raw.interfaces if i["sw_if_index"] not in internal]
-    raw.addresses = collect_addresses(conn, indexes)
-    raw.bridge_domains = plain_list(conn.call("bridge_domain_dump", bd_id=NONE, sw_if_index=NONE))
-    raw.l2xc = plain_list(conn.call("l2_xconnect_dump"))
-    raw.unnumbered = plain_list(conn.call("ip_unnumbered_dump", sw_if_index=NONE))
-    if conn.has_message("mpls_interface_dump"):
-        raw.mpls = plain_list(conn.call("mpls_interface_dump", sw_if_index=NONE))
-    _collect_bonds(conn, raw)
-    if conn.has_message("sw_interface_tap_v2_dump"):
-        raw.taps = plain_list(conn.call("sw_interface_tap_v2_dump", sw_if_index=NONE))
-    for message in ("vxlan_tunnel_v2_dump", "vxlan_tunnel_dump"):
-        if conn.has_message(message):
-            raw.vxlans = plain_list(conn.call(message, sw_if_index=NONE))
-            break
-    _collect_sflow(conn, raw)
-    if conn.has_message("acl_dump"):
-        raw.acls = plain_list(conn.call("acl_dump", acl_index=NONE))
-        raw.acl_interfaces = plain_list(conn.call("acl_interface_list_dump", sw_if_index=NONE))
+    tables = _tables(conn)
+    results = conn.call_many(list(tables.values()))
+    got = {name: r if name == "lcp_pairs" else conn.check(m, a, r)  # lcp: paged, below
+           for (name, (m, a)), r in zip(tables.items(), results, strict=True)}
+    raw.interfaces = plain_list(got["interfaces"])
+    raw.lcp_pairs = _lcp_pairs(conn, got.get("lcp_pairs"))
+    for name in ("bridge_domains", "l2xc", "unnumbered", "mpls", "bonds", "taps", "vxlans",
+                 "acls", "acl_interfaces"):
+        if name in got:
+            setattr(raw, name, plain_list(got[name]))
+    if "sflow_interfaces" in got:
+        raw.sflow_interfaces = [d.hw_if_index for d in got["sflow_interfaces"]]
+        raw.sflow = {"sampling_rate": got["sflow_rate"].sampling_N,
+                     "polling_interval": got["sflow_polling"].polling_S,
+                     "header_bytes": got["sflow_header"].header_B}
+    _second_wave(conn, raw, tables)
+    # Only enabled interfaces need the hw -> sw map (a CLI round trip).
+    if raw.sflow_interfaces and hasattr(conn, "hw_to_sw"):
+        names = {d["interface_name"]: d["sw_if_index"] for d in raw.interfaces}
+        raw.hw_to_sw = dict(conn.hw_to_sw(names))
     return raw
 
 
-def collect_addresses(conn: Any, indexes: list[int]) -> dict[int, list[str]]:
-    """v4 and v6 addresses per interface (VPP has no "all interfaces" form)."""
-    requests = [("ip_address_dump", {"sw_if_index": i, "is_ipv6": v6}) for i in indexes
-                for v6 in (False, True)]
-    replies = conn.call_many(requests) if hasattr(conn, "call_many") else [
-        conn.call(m, **a) for m, a in requests
-    ]
+def _tables(conn: Any) -> dict[str, tuple[str, dict[str, Any]]]:
+    """RawDump field -> the request that reads it, for what this VPP offers."""
+    every = {"sw_if_index": NONE}
+    tables: dict[str, tuple[str, dict[str, Any]]] = {"interfaces": ("sw_interface_dump", every)}
+    if conn.has_message("lcp_itf_pair_get"):
+        # Never lcp_itf_pair_get_v2 with sw_if_index ~0: VPP answers with the
+        # v1 reply and the client waits forever.
+        tables["lcp_pairs"] = ("lcp_itf_pair_get", {"cursor": 0})
+    tables["bridge_domains"] = ("bridge_domain_dump", {"bd_id": NONE, "sw_if_index": NONE})
+    tables["l2xc"] = ("l2_xconnect_dump", {})
+    tables["unnumbered"] = ("ip_unnumbered_dump", every)
+    if conn.has_message("mpls_interface_dump"):
+        tables["mpls"] = ("mpls_interface_dump", every)
+    if conn.has_message("sw_bond_interface_dump"):
+        tables["bonds"] = ("sw_bond_interface_dump", every)
+    elif conn.has_message("sw_interface_bond_dump"):
+        tables["bonds"] = ("sw_interface_bond_dump", {})
+    if conn.has_message("sw_interface_tap_v2_dump"):
+        tables["taps"] = ("sw_interface_tap_v2_dump", every)
+    for message in ("vxlan_tunnel_v2_dump", "vxlan_tunnel_dump"):
+        if conn.has_message(message):
+            tables["vxlans"] = (message, every)
+            break
+    if conn.has_message("sflow_interface_dump"):
+        tables["sflow_interfaces"] = ("sflow_interface_dump", {"hw_if_index": NONE})
+        tables["sflow_rate"] = ("sflow_sampling_rate_get", {})
+        tables["sflow_polling"] = ("sflow_polling_interval_get", {})
+        tables["sflow_header"] = ("sflow_header_bytes_get", {})
+    if conn.has_message("acl_dump"):
+        tables["acls"] = ("acl_dump", {"acl_index": NONE})
+        tables["acl_interfaces"] = ("acl_interface_list_dump", every)
+    return tables
+
+
+def _lcp_pairs(conn: Any, first: Any) -> list[dict[str, Any]]:
+    """The pairs from the first page, and the following pages if VPP has more."""
+    if first is None:
+        return []
+    reply, details = first
+    if reply.retval == EAGAIN:
+        return plain_list([*details, *conn.dump_stream("lcp_itf_pair_get",
+                                                       cursor=reply.cursor)])
+    return plain_list(conn.check("lcp_itf_pair_get", {}, (reply, details))[1])
+
+
+def _second_wave(conn: Any, raw: RawDump, tables: dict[str, Any]) -> None:
+    """Addresses per interface and members per bond, in one pipelined batch."""
+    # no addresses to read on local0 and linux-cp's host interfaces
+    internal = {0} | {p["host_sw_if_index"] for p in raw.lcp_pairs}
+    indexes = [i["sw_if_index"] for i in raw.interfaces if i["sw_if_index"] not in internal]
+    requests = _address_requests(indexes)
+    bonds = [b["sw_if_index"] for b in raw.bonds if b.get("members", b.get("slaves", 1))]
+    if bonds:
+        member_dump = ("sw_member_interface_dump" if tables["bonds"][0] == "sw_bond_interface_dump"
+                       else "sw_interface_slave_dump")
+        requests += [(member_dump, {"sw_if_index": b}) for b in bonds]
+    results = conn.call_many(requests)
+    n = 2 * len(indexes)
+    raw.addresses = _addresses(requests[:n], results[:n])
+    for bond, details in zip(bonds, results[n:], strict=True):
+        raw.bond_members[bond] = plain_list(details)
+
+
+def _address_requests(indexes: list[int]) -> list[tuple[str, dict[str, Any]]]:
+    return [("ip_address_dump", {"sw_if_index": i, "is_ipv6": v6}) for i in indexes
+            for v6 in (False, True)]
+
+
+def _addresses(requests: list[tuple[str, dict[str, Any]]],
+               replies: list[Any]) -> dict[int, list[str]]:
     out: dict[int, list[str]] = {}
     for (_, args), details in zip(requests, replies, strict=True):
         if details:
@@ -127,37 +191,10 @@ def collect_addresses(conn: Any, indexes: list[int]) -> dict[int, list[str]]:
     return out
 
 
-def _collect_bonds(conn: Any, raw: RawDump) -> None:
-    if conn.has_message("sw_bond_interface_dump"):
-        raw.bonds = plain_list(conn.call("sw_bond_interface_dump", sw_if_index=NONE))
-        member_dump = "sw_member_interface_dump"
-    elif conn.has_message("sw_interface_bond_dump"):
-        raw.bonds = plain_list(conn.call("sw_interface_bond_dump"))
-        member_dump = "sw_interface_slave_dump"
-    else:
-        return
-    for bond in raw.bonds:
-        if bond.get("members", bond.get("slaves", 1)):
-            raw.bond_members[bond["sw_if_index"]] = plain_list(
-                conn.call(member_dump, sw_if_index=bond["sw_if_index"])
-            )
-
-
-def _collect_sflow(conn: Any, raw: RawDump) -> None:
-    if not conn.has_message("sflow_interface_dump"):
-        return
-    raw.sflow_interfaces = [
-        d.hw_if_index for d in conn.call("sflow_interface_dump", hw_if_index=NONE)
-    ]
-    raw.sflow = {
-        "sampling_rate": conn.call("sflow_sampling_rate_get").sampling_N,
-        "polling_interval": conn.call("sflow_polling_interval_get").polling_S,
-        "header_bytes": conn.call("sflow_header_bytes_get").header_B,
-    }
-    # Only enabled interfaces need the hw -> sw map (a CLI round trip).
-    if raw.sflow_interfaces and hasattr(conn, "hw_to_sw"):
-        names = {d["interface_name"]: d["sw_if_index"] for d in raw.interfaces}
-        raw.hw_to_sw = dict(conn.hw_to_sw(names))
+def collect_addresses(conn: Any, indexes: list[int]) -> dict[int, list[str]]:
+    """v4 and v6 addresses per interface (VPP has no "all interfaces" form)."""
+    requests = _address_requests(indexes)
+    return _addresses(requests, conn.call_many(requests))
 
 
 # -- building -----------------------------------------------------------------
