@@ -17,6 +17,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 from types import ModuleType
 
@@ -76,7 +77,10 @@ def _import(name: str, what: str) -> ModuleType:
         if key.split(".")[0] in _KEEP_MODULES
     }
     try:
-        return importlib.import_module(name)
+        with warnings.catch_warnings():
+            # its bundled scapy warns about deprecated ciphers on every start: not ours to fix
+            warnings.simplefilter("ignore")
+            return importlib.import_module(name)
     except Exception as err:  # the bundled libraries fail in many ways (e.g. `imp` on 3.12)
         raise LoadtestError(f"cannot import {what}: {type(err).__name__}: {err}") from None
     finally:

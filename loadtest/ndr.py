@@ -28,7 +28,15 @@ from loadtest.client import LoadtestError, TrexSession
 from loadtest.profiles import TrafficSpec
 from loadtest.profiles.streams import LATENCY_PG_BASE, build_streams, mult_arg
 from loadtest.progress import Progress, fmt_pps
-from loadtest.stats import Direction, jsonable, latency, loss_ratio, port_counter, write_json
+from loadtest.stats import (
+    Direction,
+    jsonable,
+    latency,
+    loss_ratio,
+    port_counter,
+    sent_received,
+    write_json,
+)
 
 MAX_SETTLE_READS = 20
 STRETCH_FACTOR = 1.02  # traffic running this much longer than asked, beyond the fixed
@@ -50,7 +58,7 @@ class NdrPlan:
     duration_sum: float | None = None  # seconds of trials needed per bound (default: one trial)
     exceed_ratio: float = 0.0  # share of bad trial seconds a lower bound may have
     drain: float = 1.0  # wall seconds to wait after traffic ends
-    stats_tick: float = 0.5  # how often the server refreshes its counters (wall s)
+    stats_tick: float = 0.01  # how long counters may trail a read (wall s; real: current)
     max_search_time: float = 3600.0
     warmup: float = 0.0  # one untracked trial at max rate of this many seconds
 
@@ -179,10 +187,13 @@ class TrexMeasurer(AbstractMeasurer):
     def _trial(self, duration, load, stats, started, stopped_early) -> dict:
         per_dir = {}
         for d in self.dirs:
-            tx = port_counter(stats, d.tx_port, "opackets")
-            rx = min(port_counter(stats, d.rx_port, "ipackets"), tx)
+            tx, rx = sent_received(stats, d)
+            rx = min(rx, tx)
+            ptx = port_counter(stats, d.tx_port, "opackets")
+            prx = port_counter(stats, d.rx_port, "ipackets")
             per_dir[d.label] = {
-                "tx_packets": tx, "rx_packets": rx, "loss_ratio": loss_ratio(tx, rx)
+                "tx_packets": tx, "rx_packets": rx, "loss_ratio": loss_ratio(tx, rx),
+                "port_tx_packets": ptx, "port_rx_packets": prx,
             }
             if self.spec.latency:
                 per_dir[d.label]["latency"] = latency(stats, LATENCY_PG_BASE + d.index)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from loadtest.client import LoadtestError, TrexSession
+from loadtest.graphrb import port_rates
 from loadtest.profiles import TrafficSpec
 from loadtest.profiles.streams import LATENCY_PG_BASE, build_streams, mult_arg
 from loadtest.progress import Progress, fmt_pps
@@ -25,16 +26,16 @@ from loadtest.stats import (
     Direction,
     DirSample,
     dir_sample,
-    generator_share,
     jsonable,
     latency,
     loss_ratio,
     port_counter,
+    sent_received,
     write_json,
 )
 
 CHECKPOINT_SECONDS = 10.0
-SHARE_WINDOW_TICKS = 10  # judge whether the generator keeps up over this many stats ticks
+SENT_WINDOW_TICKS = 4  # the sent rate over at least this many stats ticks (1 sample when live)
 RX_WINDOW_SECONDS = 1.0  # forwarded rate: RX counted over at least this long (and 2 ticks)
 
 
@@ -56,7 +57,7 @@ class RampPlan:
     hold: float = 5.0
     sample_interval: float = 1.0
     drain: float = 1.0
-    stats_tick: float = 0.5  # how often the server refreshes its counters
+    stats_tick: float = 0.01  # how long counters may trail a read (the real ones are current)
 
     def steps(self) -> list[Step]:
         si = self.sample_interval
@@ -72,7 +73,10 @@ class RampPlan:
 def summarize(
     samples: list[dict], dirs: list[Direction], line_pps: float, threshold: float
 ) -> list[dict]:
-    """Per direction: highest offered rate with loss <= threshold, highest forwarded rate."""
+    """Per direction: highest offered rate with loss <= threshold, highest forwarded rate.
+
+    Offered rates are what the counters show was sent (never above the asked rate), so
+    the lossless rate is never above the highest rate measured."""
     out = []
     for d in dirs:
         rows = [s["directions"][d.label] for s in samples if d.label in s["directions"]]
@@ -102,26 +106,18 @@ def summarize(
     return out
 
 
-def graph_vars(plan: RampPlan, spec: TrafficSpec) -> dict:
-    """The `vars` keys graph.rb (trex-loadtest-viz) needs: it aborts on a run without
-    them, checks all runs share the first five, and groups runs by `profile_file`.
-    Rates use the T-Rex multiplier syntax the original trex-loadtest options took."""
-    return {
-        "warmup_mult": f"{plan.warmup_pps:.0f}pps",
-        "warmup_duration": plan.warmup,
-        "rampup_target": f"{plan.peak_pps:.0f}pps",
-        "rampup_duration": plan.duration,
-        "hold_duration": plan.hold,
-        "profile_file": spec.profile + ("-ipv6" if spec.ip_version == 6 else ""),
-    }
-
-
 def totals(first: dict, last: dict, dirs: list[Direction]) -> dict:
+    """Test packets sent and received per direction (flow statistics), with the ports'
+    own counters beside them (those also count what the device sends by itself)."""
     out = {}
     for d in dirs:
-        tx = port_counter(last, d.tx_port, "opackets") - port_counter(first, d.tx_port, "opackets")
-        rx = port_counter(last, d.rx_port, "ipackets") - port_counter(first, d.rx_port, "ipackets")
-        out[d.label] = {"tx_packets": tx, "rx_packets": rx, "loss_ratio": loss_ratio(tx, rx)}
+        (tx1, rx1), (tx0, rx0) = sent_received(last, d), sent_received(first, d)
+        tx, rx = tx1 - tx0, rx1 - rx0
+        ptx = port_counter(last, d.tx_port, "opackets") - port_counter(first, d.tx_port, "opackets")
+        prx = port_counter(last, d.rx_port, "ipackets") - port_counter(first, d.rx_port, "ipackets")
+        out[d.label] = {"tx_packets": tx, "rx_packets": rx, "loss_ratio": loss_ratio(tx, rx),
+                        "lost_packets": tx - rx, "port_tx_packets": ptx,
+                        "port_rx_packets": prx, "port_loss_ratio": loss_ratio(ptx, prx)}
     return out
 
 
@@ -163,9 +159,9 @@ class RampRun:
         self._last_raw: dict | None = None
         self.first: dict | None = None  # stats right after clearing
         self.final: dict | None = None  # stats after the stop and drain
-        window = max(3, math.ceil(SHARE_WINDOW_TICKS * plan.stats_tick / plan.sample_interval))
-        self._window = {d.label: deque(maxlen=window) for d in dirs}
-        self._read_seconds: deque[float] = deque(maxlen=window)  # get_stats round trips
+        sent_window = max(1, math.ceil(SENT_WINDOW_TICKS * plan.stats_tick / plan.sample_interval
+                                       - 1e-9))
+        self._sent_window = {d.label: deque(maxlen=sent_window) for d in dirs}
         rx_seconds = max(RX_WINDOW_SECONDS, 2 * plan.stats_tick)
         rx_window = max(1, math.ceil(rx_seconds / plan.sample_interval - 1e-9))
         self._rx_window = {d.label: deque(maxlen=rx_window) for d in dirs}
@@ -210,7 +206,6 @@ class RampRun:
             stats = self.client.get_stats(ports=self.ports)
             after = self.clock()
             now = (before + after) / 2  # the server read its counters in between
-            self._read_seconds.append(after - before)
             self._record(i, now - t0, now - last_t, step, prev, stats)
             prev, last_t = stats, now
             self.session.check_stop()
@@ -226,16 +221,15 @@ class RampRun:
         per_dir: dict[str, DirSample] = {}
         for d in self.dirs:
             raw = dir_sample(prev, cur, d, dt, step.pps)
-            window = self._window[d.label]
-            window.append((raw.tx_packets, step.pps, dt))
-            # the counters trail a sample's time by up to a tick, and when the server read
-            # them is known only within the round trip (long on a loaded machine)
-            lag = self.plan.stats_tick + max(self._read_seconds)
-            share = generator_share(list(window), lag)
+            sent = self._sent_window[d.label]
+            sent.append((raw.tx_packets, dt))
+            # a rate counts as offered only as far as the counters show it was sent
+            sent_pps = sum(w[0] for w in sent) / max(sum(w[1] for w in sent), 1e-9)
             rx_window = self._rx_window[d.label]
             rx_window.append((raw.rx_packets, dt))
             rx_pps = sum(w[0] for w in rx_window) / max(sum(w[1] for w in rx_window), 1e-9)
-            per_dir[d.label] = replace(raw, generator_share=share, rx_window_pps=rx_pps)
+            per_dir[d.label] = replace(raw, rx_window_pps=rx_pps, sent_pps=sent_pps)
+        port_rates(self.result["stats"][second], self.dirs, per_dir, self.line_pps)
         sample = {
             "second": second,
             "elapsed": round(elapsed, 6),

@@ -1,13 +1,13 @@
 """Turning T-Rex `get_stats()` snapshots into per-direction rates and loss.
 
 The real server's `tx_pps`/`rx_pps` are EWMA-smoothed and keep decaying after a
-stop, so every rate here comes from counter deltas between two snapshots.
-Counters move in 0.5 s steps and the sampling clock jitters, so one sample's
-TX delta over its own interval is a noisy rate. Loss is taken from TX and RX
-deltas of the same snapshots (both ports step together, so it is exact), and
-the offered rate is the asked rate unless the counters over a window of
-several seconds show the generator falling short of it (T-Rex in software
-mode, for example, sends far less than asked without any error).
+stop, so every rate here comes from counter deltas between two snapshots; the
+real server's `opackets`/`ipackets` are exact and current at every read. Loss
+is taken from TX and RX deltas of the same snapshots. The offered rate is the
+asked rate, but never more than the counters show was sent: a generator can
+fall far short of the asked rate without any error (T-Rex in software mode
+sends everything late instead), and a rate claimed as lossless must have been
+sent.
 """
 
 from __future__ import annotations
@@ -43,28 +43,52 @@ def port_counter(stats: dict, port: int, name: str) -> int:
     return int(block.get(name, 0))
 
 
+def _per_port(block: dict, port: int) -> int:
+    return int(block.get(port, block.get(str(port), 0)) or 0)
+
+
+def flow_counter(stats: dict, port: int, name: str) -> int | None:
+    """Test packets of every flow-statistics group (pg_id) on a port: `name` is "tx_pkts"
+    or "rx_pkts". None when the snapshot has no flow statistics (then only port counters
+    are known, and they also count what the device under test sends by itself)."""
+    groups = stats.get("flow_stats") or {}
+    blocks = [v for k, v in groups.items() if str(k) != "global" and isinstance(v, dict)]
+    if not blocks:
+        return None
+    return sum(_per_port(block.get(name) or {}, port) for block in blocks)
+
+
+def sent_received(stats: dict, direction: Direction) -> tuple[int, int]:
+    """(sent, received) of a direction: flow statistics when present, else port counters."""
+    tx = flow_counter(stats, direction.tx_port, "tx_pkts")
+    rx = flow_counter(stats, direction.rx_port, "rx_pkts")
+    if tx is None or rx is None:
+        return (port_counter(stats, direction.tx_port, "opackets"),
+                port_counter(stats, direction.rx_port, "ipackets"))
+    return tx, rx
+
+
 @dataclass(frozen=True)
 class DirSample:
     """One direction over one sample interval."""
 
-    tx_packets: int  # delta of the TX port's opackets
-    rx_packets: int  # delta of the RX port's ipackets
+    tx_packets: int  # test packets sent (flow statistics; port opackets without them)
+    rx_packets: int  # test packets received (flow statistics; port ipackets without them)
     tx_pps: float  # measured from the counter delta
     rx_pps: float
     intended_pps: float  # what the generator was asked to send
     loss_ratio: float  # (tx - rx) / tx of this interval, clamped to [0, 1]
     rx_errors: int  # delta of the RX port's ierrors
-    generator_share: float = 1.0  # share of the asked rate the generator really sent
     rx_window_pps: float | None = None  # RX rate over the last second or so (less jitter)
+    port_tx_packets: int | None = None  # delta of the TX port's opackets
+    port_rx_packets: int | None = None  # delta of the RX port's ipackets (with the DUT's own)
+    sent_pps: float | None = None  # sent rate over a few stats ticks (tx_pps when live)
 
     @property
     def offered_pps(self) -> float:
-        """The asked rate while the generator keeps up; else what it sent."""
-        if not self.intended_pps:
-            return self.tx_pps
-        if self.generator_share < 1.0:
-            return min(self.intended_pps * self.generator_share, self.tx_pps)
-        return self.intended_pps
+        """The asked rate, but never above what the counters show was sent."""
+        sent = self.tx_pps if self.sent_pps is None else self.sent_pps
+        return min(self.intended_pps, sent) if self.intended_pps else sent
 
     @property
     def forwarded_pps(self) -> float:
@@ -85,31 +109,6 @@ class DirSample:
         return data
 
 
-SHORTFALL_TOLERANCE = 0.03  # clock jitter and rounding stay below this over a window
-
-
-def generator_share(window: list[tuple[int, float, float]], lag: float) -> float:
-    """Share of the asked rate the generator sent over a window of samples.
-
-    `window` holds (sent packets, asked pps, seconds) per sample, oldest first.
-    The counters may trail the sample times by up to `lag` seconds (one stats
-    tick, plus the uncertainty of when the server read them), so the
-    generator is taken to keep up unless it sent fewer packets than asked even
-    allowing for the full lag at the window's end; only then is the share
-    estimated (with half the lag, the average).
-    """
-    sent = sum(w[0] for w in window)
-    asked = sum(w[1] * w[2] for w in window)
-    lag_packets = window[-1][1] * min(lag, window_seconds(window)) if window else 0.0
-    if asked <= 0 or sent >= (1.0 - SHORTFALL_TOLERANCE) * (asked - lag_packets):
-        return 1.0
-    return min(1.0, sent / max(asked - lag_packets / 2, 1e-9))
-
-
-def window_seconds(window: list[tuple[int, float, float]]) -> float:
-    return sum(w[2] for w in window)
-
-
 def loss_ratio(tx: int, rx: int) -> float:
     if tx <= 0:
         return 0.0
@@ -122,13 +121,16 @@ def dir_sample(
     direction: Direction,
     seconds: float,
     intended_pps: float,
-    share: float = 1.0,
     rx_window_pps: float | None = None,
+    sent_pps: float | None = None,
 ) -> DirSample:
-    tx = port_counter(cur, direction.tx_port, "opackets") - port_counter(
+    tx_now, rx_now = sent_received(cur, direction)
+    tx_before, rx_before = sent_received(prev, direction)
+    tx, rx = tx_now - tx_before, rx_now - rx_before
+    port_tx = port_counter(cur, direction.tx_port, "opackets") - port_counter(
         prev, direction.tx_port, "opackets"
     )
-    rx = port_counter(cur, direction.rx_port, "ipackets") - port_counter(
+    port_rx = port_counter(cur, direction.rx_port, "ipackets") - port_counter(
         prev, direction.rx_port, "ipackets"
     )
     errors = port_counter(cur, direction.rx_port, "ierrors") - port_counter(
@@ -143,8 +145,10 @@ def dir_sample(
         intended_pps=intended_pps,
         loss_ratio=loss_ratio(tx, rx),
         rx_errors=errors,
-        generator_share=share,
         rx_window_pps=rx_window_pps,
+        sent_pps=sent_pps,
+        port_tx_packets=port_tx,
+        port_rx_packets=port_rx,
     )
 
 

@@ -192,10 +192,19 @@ def test_port_spellings(text: str, expected: PortRange) -> None:
     assert dp.acls["a"].terms[0].destination_port == expected
 
 
-def test_empty_file_is_an_empty_dataplane() -> None:
-    dp = config.loads("")
+@pytest.mark.parametrize("text", ["", "\n\n", "# only a comment\n", "---\n# x\n", "---\n...\n"])
+def test_empty_file_is_refused(text: str) -> None:
+    # Applied at boot from a truncated file, "nothing" would remove all vppcfg owns.
+    with pytest.raises(config.ConfigError) as err:
+        config.loads(text, "boot.yaml")
+    (problem,) = err.value.problems
+    assert problem.file == "boot.yaml" and "empty file" in problem.message
+    assert "interfaces: {}" in problem.message
+
+
+def test_an_explicitly_empty_config_is_an_empty_dataplane() -> None:
+    dp = config.loads("interfaces: {}\n")
     assert not dp.interfaces and not dp.bridge_domains and not dp.acls
-    assert config.loads("# only a comment\n") == dp
     assert config.loads("interfaces:\nloopbacks:\n") == dp
 
 

@@ -26,7 +26,7 @@ def test_sflow_setting_without_value_is_refused(key: str) -> None:
 
 
 def test_sflow_null_section_still_means_defaults() -> None:
-    assert config.loads("sflow:\n") == config.loads("")
+    assert config.loads("sflow:\n") == config.loads("interfaces: {}\n")
 
 
 @pytest.mark.parametrize(
@@ -101,24 +101,42 @@ def test_loading_leaves_pyyaml_global_resolvers_alone() -> None:
     assert node.value[0][1].tag == "tag:yaml.org,2002:str"
 
 
-def test_sflow_polling_interval_zero_is_refused() -> None:
+def test_sflow_polling_interval_zero_is_refused_while_an_interface_samples() -> None:
     # VPP's sflow plugin takes `now % polling-interval` every second once an
-    # interface samples: 0 would divide by zero in the dataplane process.
-    assert "sflow.polling-interval: 0 is below the minimum 1" in _problems(
-        "sflow:\n  polling-interval: 0\n"
+    # interface samples: 0 divides by zero (vpp-real dies). Without sampling
+    # interfaces VPP holds 0 happily, so a dump of it must check.
+    found = _problems(
+        "interfaces:\n  host-ge0: {sflow: true}\nsflow:\n  polling-interval: 0\n"
     )
+    assert "sflow.polling-interval: polling-interval 0 crashes VPP while an interface " \
+        "samples (host-ge0)" in found
+    assert config.loads("sflow:\n  polling-interval: 0\n").sflow.polling_interval == 0
     assert config.loads("sflow:\n  polling-interval: 1\n").sflow.polling_interval == 1
 
 
+@pytest.mark.parametrize(("asked", "kept"), [(1, 64), (64, 64), (100, 128), (200, 224), (256, 256)])
+def test_sflow_header_bytes_are_what_vpp_keeps(asked: int, kept: int) -> None:
+    # vpp-real rounds up to a multiple of 32 within 64-256 (IPng's language allows
+    # 1-256): the model holds VPP's value, so such a config plans to nothing.
+    dp = config.loads(f"sflow:\n  header-bytes: {asked}\n")
+    assert dp.sflow.header_bytes == kept
+
+
 def test_list_length_problems_are_plain_words() -> None:
-    # The generic "is greater than" translation used to win and print the whole list.
-    addresses = ", ".join(f"192.0.2.{i}/32" for i in range(1, 8))
-    found = _problems(
-        f"loopbacks:\n  loop0:\n    addresses: [{addresses}]\nacls:\n  a: {{terms: []}}\n"
-    )
-    assert "loopbacks.loop0.addresses: may have at most 6 entries" in found
+    # The generic "is less than" translation used to win and print the whole list.
+    found = _problems("acls:\n  a: {terms: []}\n")
     assert "acls.a.terms: needs at least 1 entry" in found
-    assert "192.0.2.7" not in found and "Length of" not in found
+    assert "Length of" not in found
+
+
+def test_more_than_six_addresses_and_a_hundred_terms_are_fine() -> None:
+    # IPng's schema caps these at 6 and 100; VPP does not, so a dump can hold more.
+    addresses = ", ".join(f"192.0.2.{i}/32" for i in range(1, 9))
+    terms = "".join(f"      - {{action: permit, source: 10.0.{i}.0/24}}\n" for i in range(120))
+    dp = config.loads(
+        f"loopbacks:\n  loop0:\n    addresses: [{addresses}]\nacls:\n  a:\n    terms:\n{terms}"
+    )
+    assert len(dp.interfaces["loop0"].addresses) == 8 and len(dp.acls["a"].terms) == 120
 
 
 def test_unknown_key_containing_colon_space_is_named_in_full() -> None:

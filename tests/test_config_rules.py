@@ -211,9 +211,9 @@ INVALID = {
         "loopbacks:\n  loop0: {mac: 01:00:5e:00:00:01}\n",
         "is not a unicast address",
     ),
-    "lcp too long for vpp": (
-        "loopbacks:\n  loop0: {lcp: abcdefghijklmno}\n",
-        "longer than 14 characters",
+    "lcp longer than linux allows": (
+        "loopbacks:\n  loop0: {lcp: abcdefghijklmnop}\n",
+        "'abcdefghijklmnop' is not a Linux interface name",
     ),
 }
 
@@ -263,11 +263,11 @@ def test_rule_accepts(case: str) -> None:
 @pytest.mark.parametrize(
     ("section", "name", "body", "ok"),
     [
-        ("loopbacks", "loop4095", "{}", True),
-        ("loopbacks", "loop4096", "{}", False),
+        ("loopbacks", "loop16383", "{}", True),  # VPP's LOOPBACK_MAX_INSTANCE 16384
+        ("loopbacks", "loop16384", "{}", False),
         ("loopbacks", "loop01", "{}", False),
-        ("taps", "tap1024", "{host: {name: h}}", True),
-        ("taps", "tap1025", "{host: {name: h}}", False),
+        ("taps", "tap8192", "{host: {name: h}}", True),  # VPP's TAP_MAX_INSTANCE
+        ("taps", "tap8193", "{host: {name: h}}", False),
         ("bridgedomains", "bd16777215", "{}", True),
         ("bridgedomains", "bd16777216", "{}", False),
         ("bondethernets", "BondEthernet4294967294", "{}", True),

@@ -24,8 +24,16 @@ def port(**fields) -> PortTraffic:
     return PortTraffic(0, EmuConfig(**fields))
 
 
-def test_counters_move_in_half_second_steps():
+def test_counters_are_current_at_every_read_like_the_real_servers():
+    # the real T-Rex 3.08: polled every 5-30 ms at 100 kpps, opackets moved on every read
     tr = port(off_by_one=False)
+    tr.start(0.0, [make_stream()], 100.0, -1)  # 10 kpps
+    assert [tr.totals(tr.visible(t))[0] for t in (0.01, 0.49, 0.74)] == [100, 4900, 7400]
+    assert tr.totals(tr.visible(1.0))[:2] == (10000, 640000)
+
+
+def test_counters_can_move_in_half_second_steps():
+    tr = port(off_by_one=False, stats_tick=0.5)
     tr.start(0.0, [make_stream()], 100.0, -1)  # 10 kpps
     assert tr.totals(tr.visible(0.49))[0] == 0
     assert tr.totals(tr.visible(0.74))[0] == 5000
@@ -92,7 +100,7 @@ def test_burst_limits_and_frame_sizes():
 
 
 def test_counters_are_final_once_a_run_ends_between_ticks():
-    tr = port()
+    tr = port(stats_tick=0.5)
     t_end = tr.start(0.2, [make_stream()], 100.0, 1.0)  # 10 kpps for 1 s from t=0.2
     assert t_end == pytest.approx(1.2001)
     assert tr.totals(tr.visible(1.19))[0] == 8001  # still sending: the 1.0 s tick
@@ -105,7 +113,7 @@ def test_counters_are_final_once_a_run_ends_between_ticks():
 
 
 def test_an_update_keeps_the_counters_in_tick_steps():
-    tr = port(off_by_one=False)
+    tr = port(off_by_one=False, stats_tick=0.5)
     tr.start(0.0, [make_stream()], 100.0, -1)  # 10 kpps
     tr.start(0.7, [make_stream()], 200.0, -1, first=False)  # update to 20 kpps at 0.7 s
     assert tr.totals(tr.visible(0.9))[0] == 5000  # still the 0.5 s tick

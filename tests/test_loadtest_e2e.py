@@ -246,7 +246,8 @@ def test_ports_owned_by_someone_else(trex_emu_factory, capsys):
 
 def test_impossible_rate_and_missing_port(trex_emu_factory, capsys):
     emu = trex_emu_factory()
-    assert main(["ramp", *_ports(emu), "-q", "--sample-interval", "0.1"]) == 2
+    assert main(["ramp", *_ports(emu), "-q", "--sample-interval", "0.1",
+                 "--stats-tick", "0.5"]) == 2
     assert "--sample-interval must be at least --stats-tick" in capsys.readouterr().err
     assert main(["ramp", *_ports(emu), "-q", "--rate", "15mpps"]) == 2
     assert "at most 100% is possible" in capsys.readouterr().err
@@ -297,7 +298,7 @@ def test_ramp_is_not_fooled_by_late_stats_replies(trex_emu_factory):
         run = RampRun(session, TrafficSpec("64"), plan, directions((0, 1), False),
                       14880952.38, 0.001, {}, progress=Progress(1.0, quiet=True)).run()
     assert run["status"] == "complete" and len(run["samples"]) == 15
-    shares = [s["directions"]["0->1"]["generator_share"] for s in run["samples"]]
-    assert shares == [1.0] * 15
+    rows = [(s["intended_pps"], s["directions"]["0->1"]) for s in run["samples"]]
+    assert all(row["offered_pps"] <= asked for asked, row in rows)
     (d0,) = run["summary"]["directions"]
     assert not d0["generator_limited"] and d0["lossless_pps"] == 1e6

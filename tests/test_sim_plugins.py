@@ -267,7 +267,10 @@ def test_lcp_pair_lifecycle(sim: Sim) -> None:
     assert sim("lcp_itf_pair_add_del_v3", is_add=True, sw_if_index=2,
                host_if_name="e0")["retval"] == -13
     assert sim("lcp_itf_pair_add_del_v3", is_add=True, sw_if_index=2,
-               host_if_name="x" * 15)["retval"] == -81
+               host_if_name="x" * 16)["retval"] == -81
+    # 15 characters (Linux's limit) work on vpp-real, through the CLI and every API version
+    assert sim("lcp_itf_pair_add_del_v3", is_add=True, sw_if_index=3,
+               host_if_name="x" * 15)["retval"] == 0
     # lcp-sync: the phy's packet MTU comes back as its hardware MTU
     sim("sw_interface_set_mtu", sw_if_index=1, mtu=[1500, 0, 0, 0])
     assert sim.itf(1)["link_mtu"] == 1500
@@ -349,6 +352,10 @@ def test_sflow_settings_and_interfaces(sim: Sim) -> None:
     assert sim("sflow_sampling_rate_get") == {"sampling_N": 10000}
     assert sim("sflow_header_bytes_set", header_B=64)["retval"] == 0
     assert sim("sflow_header_bytes_get") == {"header_B": 64}
+    for asked, kept in ((100, 128), (1, 64), (300, 256), (200, 224)):  # as vpp-real keeps them
+        assert sim("sflow_header_bytes_set", header_B=asked)["retval"] == 0
+        assert sim("sflow_header_bytes_get") == {"header_B": kept}
+    sim("sflow_header_bytes_set", header_B=64)
     hw = {sim.itf(i)["sw_if_index"]: sim.state.interfaces[i].hw_if_index for i in (1, 2)}
     assert sim("sflow_enable_disable", enable_disable=True, hw_if_index=hw[2])["retval"] == 0
     assert sim("sflow_enable_disable", enable_disable=True, hw_if_index=hw[2])["retval"] == -81

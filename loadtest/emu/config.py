@@ -31,7 +31,12 @@ class EmuConfig:
     off_by_one: bool = True  # a duration sends rate×duration + 1 packets, like the real server
     port_count: int = 2
     speed_gbps: float = DEFAULT_SPEED_GBPS
-    stats_tick: float = 0.5  # counters move in steps of this many emulated seconds
+    # packets per second the device sends by itself out of each port towards T-Rex (ARP, ND,
+    # LLDP, routing protocols): the ports' RX counters see them, flow statistics do not
+    dut_own_pps: float = 0.0
+    # counters move in steps of this many emulated seconds; 0: current at every read, as the
+    # real server's opackets/ipackets are (its smoothed rates still change once a second)
+    stats_tick: float = 0.0
 
     def __post_init__(self) -> None:
         if not isinstance(self.capacity_pps, tuple | list):
@@ -47,14 +52,16 @@ class EmuConfig:
         for cap in self.capacity_pps:
             if cap is not None and cap < 0:
                 raise ValueError("capacity must be >= 0 pps")
+        if self.dut_own_pps < 0:
+            raise ValueError("dut_own_pps must not be negative")
         if self.max_tx_pps <= 0:
             raise ValueError("max_tx_pps must be positive")
         if min(self.latency_us, self.latency_load_us, self.overload_latency_us) < 0:
             raise ValueError("latencies must be >= 0 µs")
         if not (0 <= self.loss_ramp_width <= 1 and 0 <= self.loss_ramp_max <= 1):
             raise ValueError("loss ramp width and max must be fractions between 0 and 1")
-        if self.stats_tick <= 0:
-            raise ValueError("stats_tick must be positive")
+        if self.stats_tick < 0:
+            raise ValueError("stats_tick must not be negative")
 
     def capacity(self, tx_port: int) -> float | None:
         """Capacity of the direction that starts at `tx_port` (pairs 0↔1, 2↔3, ...)."""

@@ -270,8 +270,9 @@ class PortTraffic:
         return Counts(dict(self.settled.tx), dict(self.settled.rx))
 
     def visible(self, t: float) -> Counts:
-        """Counters as the server shows them: frozen at the last stats tick while sending,
-        but complete as soon as a run has ended (finished, stopped or paused)."""
+        """Counters as the server shows them: current (the real server's are), or with a
+        stats tick frozen at the last tick while sending, but complete as soon as a run
+        has ended (finished, stopped or paused)."""
         return self.counts_at(max(self.tick_floor(t), self.last_end(t)))
 
     def last_end(self, t: float) -> float:
@@ -286,6 +287,8 @@ class PortTraffic:
 
     def tick_floor(self, t: float) -> float:
         tick = self.cfg.stats_tick
+        if tick <= 0:
+            return t
         return math.floor(t / tick + 1e-9) * tick
 
     def totals(self, counts: Counts) -> tuple[int, int, int, int]:

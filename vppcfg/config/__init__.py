@@ -34,6 +34,13 @@ __all__ = [
 ]
 
 
+# A truncated or blanked file must never mean "remove everything vppcfg owns".
+EMPTY = (
+    "empty file (only blank lines or comments): refused, as applying it would remove "
+    "everything vppcfg created; to configure nothing, say so: 'interfaces: {}'"
+)
+
+
 def load(path: str) -> Dataplane:
     """Read and check a config file."""
     return loads(loader.read_text(path), filename=path)
@@ -42,6 +49,8 @@ def load(path: str) -> Dataplane:
 def loads(text: str, filename: str = "<string>") -> Dataplane:
     """Check config text and return its model."""
     doc = loader.parse(text, filename)
+    if doc.empty:
+        raise ConfigError([Problem(filename, 0, 0, "", EMPTY)])
     problems, broken = schema.check_detailed(doc)
     if problems:
         problems += _semantics_of_the_rest(doc, broken)

@@ -288,5 +288,12 @@ def _sflow(body: dict[str, Any]) -> Sflow:
     return Sflow(
         sampling_rate=body.get("sampling-rate", default.sampling_rate),
         polling_interval=body.get("polling-interval", default.polling_interval),
-        header_bytes=body.get("header-bytes", default.header_bytes),
+        header_bytes=sflow_header_bytes(body.get("header-bytes", default.header_bytes)),
     )
+
+
+def sflow_header_bytes(asked: int) -> int:
+    """What VPP keeps when asked for `asked` header bytes: rounded up to a
+    multiple of 32, within 64-256 (so a config of 100 plans to nothing after
+    VPP stored 128)."""
+    return min(max(-(-asked // 32) * 32, 64), 256)

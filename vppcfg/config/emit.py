@@ -15,6 +15,7 @@ import yaml
 
 from vppcfg.config import tables
 from vppcfg.config.build import SETTINGS
+from vppcfg.config.names import DEVICE_TYPES
 from vppcfg.model import (
     Acl,
     AclTerm,
@@ -61,8 +62,8 @@ def to_dict(dp: Dataplane) -> dict[str, Any]:
 
 def to_yaml(dp: Dataplane, annotate_foreign: bool = False) -> str:
     data = to_dict(dp)
-    if not data:
-        return "# an empty dataplane\n"
+    if not data:  # said explicitly: an empty file is refused (a truncated one looks the same)
+        return "# an empty dataplane\ninterfaces: {}\n"
     text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=100)
     if annotate_foreign and dp.foreign:
         text = _annotate(text, dp)
@@ -106,19 +107,18 @@ def _interfaces(dp: Dataplane) -> dict[str, Any]:
         if iface.is_sub and iface.parent:
             subs.setdefault(iface.parent, []).append(iface)
     out: dict[str, Any] = {}
-    tops = sorted(
-        (
-            i
-            for i in dp.interfaces.values()
-            if i.kind not in (InterfaceKind.SUB, InterfaceKind.LOOPBACK)
-        ),
-        key=lambda i: _natural(i.name),
-    )
-    for iface in tops:
-        body = _iface_fields(iface, None, _default_mtu(dp, iface))
+    nested = (InterfaceKind.SUB, InterfaceKind.LOOPBACK)
+    tops = [i for i in dp.interfaces.values() if i.kind not in nested]
+    # A model of only some objects (dump's block of foreign ones) can hold a
+    # sub-interface without its parent: it is listed under the parent's name.
+    orphans = [Interface(name=p, kind=InterfaceKind.PHY) for p in subs if p not in dp.interfaces]
+    for iface in sorted([*tops, *orphans], key=lambda i: _natural(i.name)):
+        orphan = iface.name not in dp.interfaces
+        body = {} if orphan else _iface_fields(iface, None, _default_mtu(dp, iface))
         children = sorted(subs.get(iface.name, ()), key=lambda s: s.sub_id or 0)
         if children:
-            body["sub-interfaces"] = {s.sub_id: _iface_fields(s, iface) for s in children}
+            parent = None if orphan else iface
+            body["sub-interfaces"] = {s.sub_id: _iface_fields(s, parent) for s in children}
         if body or iface.kind is InterfaceKind.PHY:
             out[iface.name] = body
     return out
@@ -153,7 +153,7 @@ def _iface_fields(
         body["mpls"] = True
     if iface.sflow:
         body["sflow"] = True
-    if iface.device_type:
+    if iface.device_type in DEVICE_TYPES:  # VPP's other classes (af-packet, ...) have no spelling
         body["device-type"] = iface.device_type
     acls = {
         d: list(v) for d, v in (("input", iface.acls.input), ("output", iface.acls.output)) if v

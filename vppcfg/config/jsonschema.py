@@ -130,9 +130,9 @@ def custom_types() -> dict[str, Json]:
     what = {tag: cls.what for tag, cls in schema.VALIDATORS.items() if hasattr(cls, "what")}
     forms: dict[str, Json] = {
         "ifname": _string(rf"{_IFNAME}(?:\.[1-9][0-9]{{0,9}})?"),
-        "linuxname": _string(names.LINUX_IFNAME_RE.pattern, 15),
+        "linuxname": _string(names.LINUX_IFNAME_RE.pattern, names.LINUX_IFNAME_MAX),
         "nsname": _string(names.LINUX_NAME_RE.pattern, 64),
-        "text": _string("[^'\"\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*", 64),
+        "text": _string("[^'\"\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*"),
         "mac": _string(_MAC),
         "ip_interface": _string(_INTERFACE_ADDRESS),
         "ip_address": _string(_ADDRESS),

@@ -93,6 +93,7 @@ class Document:
     filename: str
     data: Any
     marks: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    empty: bool = False  # no content at all: blank, only comments or `---`
 
     def mark(self, path: Path) -> tuple[int, int]:
         """Where `path` is, or the nearest enclosing object that exists."""
@@ -180,7 +181,8 @@ def parse(text: str, filename: str) -> Document:
         raise ConfigError([Problem(filename, 0, 0, "", f"YAML error: {err}")]) from None
     if builder.problems:
         raise ConfigError(builder.problems)
-    return Document(filename, {} if builder.root is None else builder.root, builder.marks)
+    empty = builder.root is None
+    return Document(filename, {} if empty else builder.root, builder.marks, empty)
 
 
 def _pos(mark: Any) -> tuple[int, int]:

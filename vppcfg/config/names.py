@@ -30,22 +30,29 @@ PHY_RE = re.compile(
     rf"|(?:virtio|avf|vmxnet3)-{_PCI}"
     rf"|(?:rdma|af_xdp)-{_LINUX}"
 )
-LOOPBACK_RE = re.compile(r"loop(0|[1-9][0-9]{0,3})")
+LOOPBACK_RE = re.compile(r"loop(0|[1-9][0-9]{0,4})")
 BOND_RE = re.compile(r"BondEthernet(0|[1-9][0-9]{0,9})")
 VXLAN_RE = re.compile(r"vxlan_tunnel(0|[1-9][0-9]{0,9})")
 TAP_RE = re.compile(r"tap(0|[1-9][0-9]{0,3})")
 BRIDGE_RE = re.compile(r"bd(0|[1-9][0-9]{0,7})")
-# Linux interface names for lcp and tap hosts (dots allowed: `e0.100`).
-LINUX_IFNAME_RE = re.compile(r"[a-z][a-z0-9._-]*")
+# Linux interface names for lcp and tap hosts (dots allowed: `e0.100`). Linux and
+# VPP also take upper case and a leading digit or `_` (`Eth0`, `0hu`), so a dump
+# of such a pair must check; what a CLI token cannot carry stays out.
+LINUX_IFNAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9._-]*")
+LINUX_IFNAME_MAX = 15  # IFNAMSIZ 16 with the NUL; VPP 26.10 takes 15 (tested on vpp-real)
 LINUX_NAME_RE = re.compile(r"[a-z][a-z0-9_-]*")
 LIST_NAME_RE = re.compile(r"[a-z][a-z0-9-]*")
 
+# The language's `device-type` values (IPng's: only `dpdk`, a hint for --novpp).
+DEVICE_TYPES = ("dpdk",)
+
 LIMITS = {
-    # instance number ranges, inclusive, as documented in docs/config-guide.md
-    "loop": (0, 4095),
+    # instance number ranges, inclusive, as documented in docs/config-guide.md; loop
+    # and tap are VPP's own (LOOPBACK_MAX_INSTANCE 16384, TAP_MAX_INSTANCE 8192)
+    "loop": (0, 16383),
     "BondEthernet": (0, 4294967294),
     "vxlan_tunnel": (0, 2147483647),
-    "tap": (0, 1024),
+    "tap": (0, 8192),
     "bd": (1, 16777215),
 }
 

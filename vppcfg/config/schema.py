@@ -25,10 +25,10 @@ SECTIONS = {
     # section: (include name, how its keys are spelled, key check)
     "interfaces": ("interface", "a VPP interface name such as GigabitEthernet3/0/0"),
     "bondethernets": ("bondethernet", "BondEthernetN with N from 0 to 4294967294"),
-    "loopbacks": ("loopback", "loopN with N from 0 to 4095"),
+    "loopbacks": ("loopback", "loopN with N from 0 to 16383"),
     "bridgedomains": ("bridgedomain", "bdN with N from 1 to 16777215"),
     "vxlan_tunnels": ("vxlan", "vxlan_tunnelN with N from 0 to 2147483647"),
-    "taps": ("tap", "tapN with N from 0 to 1024"),
+    "taps": ("tap", "tapN with N from 0 to 8192"),
     "prefixlists": ("prefixlist", "lower-case letters, digits and '-', starting with a letter"),
     "acls": ("acl", "lower-case letters, digits and '-', starting with a letter"),
 }
@@ -86,12 +86,12 @@ class IfName(_Check):
 
 class LinuxName(_Check):
     tag = "linuxname"
-    what = "a Linux interface name (1-15 of a-z 0-9 . _ -, starting with a letter)"
+    what = "a Linux interface name (1-15 of a-z A-Z 0-9 . _ -, not starting with . or -)"
 
     def _ok(self, value: Any) -> bool:
         return (
             isinstance(value, str)
-            and len(value) <= 15
+            and len(value) <= names.LINUX_IFNAME_MAX
             and bool(names.LINUX_IFNAME_RE.fullmatch(value))
         )
 
@@ -110,12 +110,13 @@ class NsName(_Check):
 
 class Text(_Check):
     tag = "text"
-    what = "a description: at most 64 printable characters, without quotes"
+    # No length limit: IPng's schema has none (its `len=64` is no yamale
+    # keyword), and a description never reaches VPP.
+    what = "a description: printable characters, without quotes"
 
     def _ok(self, value: Any) -> bool:
         return (
             isinstance(value, str)
-            and len(value) <= 64
             and value.isprintable()
             and not any(c in value for c in "'\"")
         )
@@ -352,7 +353,10 @@ _MESSAGES = [
     (re.compile(r"'(.*)' is not a int\.", re.S), lambda m: f"{_show(m[1])} is not a whole number"),
     (re.compile(r"'(.*)' is not a bool\.", re.S), lambda m: f"{_show(m[1])} is not true or false"),
     (re.compile(r"'(.*)' is not a str\.", re.S), lambda m: f"{_show(m[1])} is not a string"),
-    (re.compile(r"'(.*)' not in \((.*)\)", re.S), lambda m: f"{_show(m[1])} is not one of {m[2]}"),
+    (  # a one-value enum prints as a one-element tuple: `('dpdk',)`
+        re.compile(r"'(.*)' not in \((.*?),?\)", re.S),
+        lambda m: f"{_show(m[1])} is not one of {m[2]}",
+    ),
     # Before the plain "greater/less than" patterns, which would also match these
     # (and print the whole list).
     (

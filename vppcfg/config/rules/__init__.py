@@ -99,11 +99,12 @@ def run(built: Built, doc: Document) -> list[Problem]:
         interfaces,
         l2xc,
         lcp,
+        sflow,
         taps,
         vxlan,
     )
 
     ctx = Context(built, doc)
-    for module in (interfaces, addresses, lcp, l2xc, bonds, bridges, vxlan, taps, acls):
+    for module in (interfaces, addresses, lcp, l2xc, bonds, bridges, vxlan, taps, acls, sflow):
         module.check(ctx)
     return sorted(set(ctx.problems), key=lambda p: (p.line, p.column, p.path, p.message))

@@ -7,7 +7,9 @@ a kernel with 802.1q and lcp-auto-subint off, see SimDataplane):
   carrying the phy's MAC and MTU, admin up; the reply gives its sw_if_index and
   the Linux ifindex (vif_index, counted per namespace).
 * refusals: bad index -> -2; local0 -> -73; a phy already paired -> -81; an
-  empty or >= 15 character host name or an unknown namespace -> -81; a host
+  empty or 16+ character host name or an unknown namespace -> -81 (15 characters
+  work on vpp-real; the recording's "15 chars" refusal was the same loopback's
+  second pair); a host
   name Linux already has -> -13 (the tap fails). Sub-interfaces: parent without
   pair -> -2. With a kernel with 802.1q (``linux(state).vlan_support``, the
   default) a sub pair is a Linux VLAN plus a mirror sub-interface on the host
@@ -50,7 +52,7 @@ from vppcfg.sim.state import NONE_INDEX, SimInterface, SimState
 
 HOST_TAP, HOST_TUN = 0, 1
 FIRST_TAP_ID = 4096
-MAX_HOST_NAME = 14  # VPP refuses 15 characters and more
+MAX_HOST_NAME = 15  # Linux's IFNAMSIZ 16 with the NUL; vpp-real takes 15
 EAGAIN = -165  # VNET_API_ERROR_EAGAIN: "retry stream call with cursor"
 
 

@@ -1,12 +1,13 @@
 """sFlow: global sampling settings and per-interface enablement.
 
 Observed VPP behaviour modelled here: defaults sampling_N 10000, polling_S 20,
-header_B 128, sampling_D 1, drop_M 0; setters accept any value (rate 0 too);
-the getters' replies carry only the value. sflow_enable_disable's field is
-named hw_if_index, but VPP reads it as a sw_if_index (sflow.c checks the sw
-interface pool and wants a hardware-type interface, not a sub-interface) and
-keys the enablement by that interface's hw_if_index, which is what
-sflow_interface_dump reports. Unknown or sub-interface -> -2, enabling an
+header_B 128, sampling_D 1, drop_M 0; setters accept any value (rate 0 too),
+but header_B is kept rounded up to a multiple of 32 within 64-256 (100 -> 128,
+1 -> 64, 300 -> 256, as vpp-real does); the getters' replies carry only the
+value. sflow_enable_disable's field is named hw_if_index, but VPP reads it as
+a sw_if_index (sflow.c checks the sw interface pool and wants a hardware-type
+interface, not a sub-interface) and keys the enablement by that interface's
+hw_if_index, which is what sflow_interface_dump reports. Unknown or sub-interface -> -2, enabling an
 enabled one or disabling a disabled one -> -81 (VALUE_EXIST). Loopbacks are
 accepted.
 """
@@ -52,7 +53,10 @@ def _getter(field_name: str) -> Callable[[SimState, dict[str, Any]], Response]:
 
 def _setter(field_name: str) -> Callable[[SimState, dict[str, Any]], Response]:
     def set_(state: SimState, args: dict[str, Any]) -> Response:
-        sflow(state).settings[field_name] = args.get(field_name, 0)
+        value = args.get(field_name, 0)
+        if field_name == "header_B":
+            value = min(max(-(-value // 32) * 32, 64), 256)
+        sflow(state).settings[field_name] = value
         return reply(OK)
     return set_
 

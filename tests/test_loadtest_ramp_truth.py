@@ -1,0 +1,140 @@
+"""A ramp claims only rates the counters show were sent (issue 9, failure 3).
+
+The real T-Rex in software mode sends about 0.6-0.75 Mpps whatever it is asked, without an
+error: asked for more, it sends every packet late. Its opackets/ipackets are exact and current
+at every read. Here a fake server with that behaviour drives RampRun on a fake clock, so the
+run is exact and takes no wall time.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pytest
+
+from loadtest.profiles import TrafficSpec
+from loadtest.ramp import RampPlan, RampRun
+from loadtest.stats import directions
+
+LINE_64B = 14880952.38
+
+
+@dataclass
+class FakeClock:
+    now: float = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += max(0.0, seconds)
+
+
+@dataclass
+class SlowGenerator:
+    """Back-to-back ports, no loss; sends min(asked, ceiling) with live exact counters.
+    A get_stats reply takes `rtt` seconds; the counters are read `read_at` into it."""
+
+    clock: FakeClock
+    ceiling: float
+    rtt: float = 0.0
+    read_at: float = 0.5  # share of the round trip before the server reads its counters
+    asked: float = 0.0
+    sent: float = 0.0
+    since: float = 0.0
+    streams: list = field(default_factory=list)
+
+    def _advance(self) -> None:
+        self.sent += min(self.asked, self.ceiling) * (self.clock.now - self.since)
+        self.since = self.clock.now
+
+    def _set(self, pps: float) -> None:
+        self._advance()
+        self.asked = pps
+
+    def add_streams(self, streams, ports) -> None:
+        self.streams.append(ports)
+
+    def clear_stats(self, ports) -> None:
+        self._advance()
+        self.sent = 0.0
+
+    def start(self, ports, mult) -> None:
+        self._set(float(mult))  # the spec below has a base rate of 1 pps: mult is pps
+
+    def update(self, ports, mult) -> None:
+        self._set(float(mult))
+
+    def stop(self, ports) -> None:
+        self._set(0.0)
+
+    def get_stats(self, ports) -> dict:
+        self.clock.sleep(self.rtt * self.read_at)
+        self._advance()
+        n = math.floor(self.sent)
+        self.clock.sleep(self.rtt * (1 - self.read_at))
+        return {0: {"opackets": n, "ipackets": 0}, 1: {"opackets": 0, "ipackets": n},
+                "global": {}}
+
+
+class FakeSession:
+    class api:  # noqa: N801 - stands in for the client module
+        class STLError(Exception):
+            pass
+
+        @staticmethod
+        def STLStream(**kwargs):  # noqa: N802
+            return kwargs
+
+    def __init__(self, client: SlowGenerator) -> None:
+        self.client = client
+
+    def check_stop(self) -> None:
+        pass
+
+    def settled_stats(self, ports, tick, max_reads=20) -> dict:
+        return self.client.get_stats(ports)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    clock = FakeClock()
+    monkeypatch.setattr("loadtest.ramp.time.sleep", clock.sleep)
+    monkeypatch.setattr("loadtest.ramp.build_streams", lambda api, spec, index: ["stream"])
+    monkeypatch.setattr("loadtest.ramp.mult_arg", lambda spec, pps: repr(pps))
+    return clock
+
+
+def _ramp(clock: FakeClock, gen: SlowGenerator, plan: RampPlan) -> dict:
+    run = RampRun(FakeSession(gen), TrafficSpec("64"), plan, directions((0, 1), False),
+                  LINE_64B, 0.001, {}, clock=clock)
+    return run.run()
+
+
+@pytest.mark.parametrize("rtt", [0.005, 0.05, 0.3])
+def test_lossless_rate_is_never_above_what_was_sent(fake, rtt):
+    # issue 9: --rate 1.5mpps on a generator managing 741 kpps printed "lossless 824.4 kpps"
+    gen = SlowGenerator(fake, ceiling=741.3e3, rtt=rtt)
+    plan = RampPlan(148809.5, 148809.5, 1.5e6, warmup=5, duration=30, hold=5,
+                    sample_interval=1.0, stats_tick=0.01)
+    result = _ramp(fake, gen, plan)
+    assert result["status"] == "complete"
+    (d0,) = result["summary"]["directions"]
+    assert d0["generator_limited"]
+    assert d0["lossless_pps"] <= 741.3e3 * (1 + 1e-9)  # float rounding of the clock
+    assert d0["max_offered_pps"] <= 741.3e3 * (1 + 1e-9)
+    # and the rate sent: the counters are exact
+    assert d0["lossless_pps"] == pytest.approx(741.3e3, rel=1e-3)
+    for sample in result["samples"]:
+        row = sample["directions"]["0->1"]
+        assert row["offered_pps"] <= min(sample["intended_pps"], 741.3e3) * (1 + 1e-9)
+
+
+def test_a_generator_that_keeps_up_is_credited_with_the_asked_rate(fake):
+    gen = SlowGenerator(fake, ceiling=2e6, rtt=0.005)
+    plan = RampPlan(1e5, 1e5, 1e6, warmup=2, duration=10, hold=2, sample_interval=1.0,
+                    stats_tick=0.01)
+    (d0,) = _ramp(fake, gen, plan)["summary"]["directions"]
+    assert not d0["generator_limited"]
+    assert 0.98e6 <= d0["lossless_pps"] <= 1e6
