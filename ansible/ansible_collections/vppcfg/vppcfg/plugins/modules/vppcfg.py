@@ -1,0 +1,272 @@
+#!/usr/bin/python
+# Copyright: vppcfg developers
+# Apache License 2.0 (see LICENSE at the root of the vppcfg repository)
+"""The vppcfg module: plan or apply a vppcfg config on the router it runs on."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: vppcfg
+short_description: Make the VPP dataplane of a router match a vppcfg configuration
+version_added: 0.1.0
+description:
+  - Runs on the router (use C(connection: local) with the router's API socket
+    when vppcfg and VPP are on the controller, as with the simulator).
+  - Validates the configuration first; an invalid one fails the task and touches nothing.
+  - Plans the change from the running VPP to the configuration. In check mode that is all,
+    and the task is C(changed) when the plan is not empty. In diff mode the planned VPP CLI
+    is shown.
+  - Otherwise applies the plan through the VPP binary API under vppcfg's apply lock, checks
+    every reply, verifies that VPP then matches, and rolls back to the state before on any
+    failure. A failed task returns the apply's report (what failed, what was undone).
+  - With O(confirm) the change is commit-confirmed. It undoes itself after that many seconds
+    unless a later task with O(state=confirmed) keeps it, typically after the play has
+    checked that the router is still reachable.
+options:
+  config:
+    description:
+      - The configuration text in the vppcfg language (YAML), for example rendered with
+        C(lookup('ansible.builtin.template', 'vppcfg.yaml.j2')).
+      - Exactly one of O(config) and O(src) is required with O(state=present).
+    type: str
+  src:
+    description:
+      - Path of a configuration file on the router.
+    type: path
+  state:
+    description:
+      - V(present) plans and applies the configuration.
+      - V(confirmed) keeps the change of an earlier apply with O(confirm), cancelling its
+        rollback. It fails when no apply is waiting for confirmation (for example because
+        its timer already rolled it back), so run it only where the apply changed something.
+    type: str
+    choices: [present, confirmed]
+    default: present
+  confirm:
+    description:
+      - Commit-confirmed. Roll back after this many seconds unless a task with
+        O(state=confirmed) runs first. Nothing is armed when there was nothing to change.
+    type: float
+  lock_file:
+    description:
+      - The lock held while applying; a second apply fails at once.
+    type: path
+    default: /run/vppcfg/apply.lock
+  state_dir:
+    description:
+      - Where the commit-confirmed state and the last rollback report are kept.
+    type: path
+    default: /run/vppcfg
+extends_documentation_fragment:
+  - vppcfg.vppcfg.vpp
+  - ansible.builtin.action_common_attributes
+attributes:
+  check_mode:
+    support: full
+  diff_mode:
+    support: full
+    details: The diff is the planned VPP CLI, in the order it would run.
+  platform:
+    platforms: posix
+author:
+  - vppcfg developers (@vppcfg)
+"""
+
+EXAMPLES = r"""
+- name: Plan (check mode) or apply the router's config, rendered from host vars
+  vppcfg.vppcfg.vppcfg:
+    config: "{{ lookup('ansible.builtin.template', 'vppcfg.yaml.j2') }}"
+    confirm: 120
+  register: applied
+
+- name: The router still answers
+  ansible.builtin.wait_for_connection:
+    timeout: 30
+
+- name: Keep the change
+  vppcfg.vppcfg.vppcfg:
+    state: confirmed
+  when: applied is changed
+
+- name: Apply a file already on the router, with the simulator's socket
+  vppcfg.vppcfg.vppcfg:
+    src: /etc/vpp/vppcfg.yaml
+    api_socket: /tmp/vpp.sock
+    json_dir: /usr/share/vpp/api
+"""
+
+RETURN = r"""
+plan:
+  description: The planned change as VPP CLI lines, in order (empty when VPP already matches).
+  returned: with O(state=present), when the configuration is valid and VPP was read
+  type: list
+  elements: str
+  sample: ["create loopback interface instance 0", "set interface state loop0 up"]
+summary:
+  description: How many objects the plan creates, changes and deletes.
+  returned: with O(state=present), when the configuration is valid and VPP was read
+  type: dict
+  sample: {"create": 2, "update": 0, "delete": 1}
+report:
+  description: The report of vppcfg apply or confirm. After a failed apply it says what failed,
+    what was undone and whether VPP is back to its state before.
+  returned: when an apply or a confirm ran
+  type: str
+  sample: "applied 4 change(s); VPP matches the config (0.02s)"
+problems:
+  description: Why the configuration is invalid, one C(file:line:column: path: message) each.
+  returned: failure, when the configuration is invalid
+  type: list
+  elements: str
+rc:
+  description: The exit code of the vppcfg apply or confirm.
+  returned: when an apply or a confirm ran
+  type: int
+  sample: 0
+"""
+
+import contextlib
+import io
+import os
+import tempfile
+import traceback
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.vppcfg.vppcfg.plugins.module_utils.vpp import (
+    open_vpp,
+    require_vppcfg,
+    vpp_argument_spec,
+    vpp_cli_options,
+)
+
+ROLLED_BACK = "final state: VPP is back to the state before the apply"
+
+
+def load_config(module):
+    """The checked config as a model; an invalid one fails the task."""
+    from vppcfg import config
+
+    params = module.params
+    try:
+        if params["src"]:
+            return config.load(params["src"])
+        return config.loads(params["config"], filename="config")
+    except config.ConfigError as err:
+        problems = [str(p) for p in err.problems]
+        where = params["src"] or "the config"
+        module.fail_json(msg=f"{where} is invalid ({len(problems)} problem(s)); nothing was "
+                             f"changed: {'; '.join(problems[:3])}", problems=problems)
+
+
+def make_plan(module, desired):
+    """(CLI lines, summary counts) from the running VPP to `desired`."""
+    from vppcfg.objects import RenderError, render_cli
+    from vppcfg.planner import PlanError, plan, summary
+    from vppcfg.vpp import VppError
+
+    try:
+        with open_vpp(module.params) as conn:
+            ops = plan(desired, conn.dump())
+            text = render_cli(ops, conn.acl_indexes())
+    except (VppError, PlanError, RenderError) as err:
+        module.fail_json(msg=f"cannot plan: {err}")
+    return text.splitlines(), summary(ops)
+
+
+def run_cli(argv):
+    """Run a vppcfg command in this process: (exit code, its output)."""
+    from vppcfg.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = main(argv)
+    return code, out.getvalue().strip()
+
+
+def apply_args(params, config_path):
+    argv = ["apply", "-c", config_path, *vpp_cli_options(params),
+            "--lock-file", params["lock_file"], "--state-dir", params["state_dir"],
+            "--timeout", str(params["timeout"])]
+    if params["confirm"]:
+        argv += ["--confirm", str(params["confirm"])]
+    return argv
+
+
+def apply(module, result):
+    """Apply through `vppcfg apply` (lock, verify, rollback, confirm timer)."""
+    params = module.params
+    path, temporary = params["src"], None
+    if not path:
+        fd, temporary = tempfile.mkstemp(prefix="vppcfg-", suffix=".yaml")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(params["config"])
+        path = temporary
+    try:
+        code, report = run_cli(apply_args(params, path))
+    finally:
+        if temporary:
+            os.unlink(temporary)
+    result.update(rc=code, report=report)
+    if code:
+        first = report.splitlines()[0] if report else f"vppcfg apply exited {code}"
+        # Rolled back completely: the router is as it was (format_outcome's words).
+        result["changed"] = ROLLED_BACK not in report
+        module.fail_json(msg=first, **result)
+    result["changed"] = True
+    result["msg"] = report.splitlines()[0]
+
+
+def confirm(module):
+    if module.check_mode:
+        module.exit_json(changed=False, msg="check mode: nothing confirmed")
+    code, report = run_cli(["confirm", "--state-dir", module.params["state_dir"]])
+    if code:
+        module.fail_json(msg=report, rc=code, report=report)
+    module.exit_json(changed=True, msg=report, rc=code, report=report)
+
+
+def present(module):
+    if not module.params["config"] and not module.params["src"]:
+        module.fail_json(msg="state=present needs config or src")
+    desired = load_config(module)
+    lines, counts = make_plan(module, desired)
+    result = {"changed": bool(lines), "plan": lines, "summary": counts}
+    if module._diff and lines:
+        result["diff"] = {"prepared": "\n".join(lines) + "\n"}
+    if not lines:
+        result["msg"] = "VPP already matches the config"
+    elif module.check_mode:
+        result["msg"] = (f"would make {counts['create']} to create, {counts['update']} to "
+                         f"change, {counts['delete']} to delete")
+    else:
+        apply(module, result)
+    module.exit_json(**result)
+
+
+def main():
+    argument_spec = vpp_argument_spec()
+    argument_spec.update(
+        config={"type": "str"},
+        src={"type": "path"},
+        state={"type": "str", "choices": ["present", "confirmed"], "default": "present"},
+        confirm={"type": "float"},
+        lock_file={"type": "path", "default": "/run/vppcfg/apply.lock"},
+        state_dir={"type": "path", "default": "/run/vppcfg"},
+    )
+    module = AnsibleModule(
+        argument_spec=argument_spec,
+        mutually_exclusive=[("config", "src")],
+        supports_check_mode=True,
+    )
+    require_vppcfg(module)
+    try:
+        if module.params["state"] == "confirmed":
+            confirm(module)
+        present(module)
+    except Exception as err:  # never a bare traceback: say what broke
+        module.fail_json(msg=f"vppcfg: unexpected error: {err}", exception=traceback.format_exc())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""The fleet example (examples/fleet) with ansible-core: three routers, each a
+vppcfg-sim process; plan all in check mode, roll out one at a time, and stop
+the rollout at a router that fails, which rolls itself back."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.ansible_tools import FLEET, ansible_bin, ansible_env, recap, sim_routers
+
+ROUTERS = ["r1", "r2", "r3"]
+LOOPBACKS = {"r1": "192.0.2.1/32", "r2": "192.0.2.2/32", "r3": "192.0.2.3/32"}
+
+
+def playbook(run_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ansible_bin("ansible-playbook"), "playbook.yaml", "-e", f"fleet_run_dir={run_dir}",
+         "-e", "vppcfg_confirm_seconds=60", *args],
+        cwd=FLEET, env=ansible_env(run_dir / "ansible-home", ANSIBLE_CONFIG=str(
+            FLEET / "ansible.cfg")),
+        capture_output=True, text=True, timeout=180,
+    )
+
+
+def loopback_addresses(dump) -> tuple[str, ...]:
+    loop = dump.interfaces.get("loop0")
+    return tuple(loop.addresses) if loop else ()
+
+
+@pytest.fixture
+def run_dir() -> Iterator[Path]:
+    # Short: the sockets live here (AF_UNIX paths are limited to 107 bytes).
+    path = Path(tempfile.mkdtemp(prefix="fleet-"))
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def test_check_mode_reports_per_host_changes_and_touches_nothing(run_dir: Path) -> None:
+    with sim_routers(run_dir, ROUTERS) as routers:
+        first = playbook(run_dir, "--limit", "r3")  # r3 is converged beforehand
+        assert first.returncode == 0, first.stdout + first.stderr
+        before = {name: router.dump() for name, router in routers.items()}
+        result = playbook(run_dir, "--check", "--diff")
+        after = {name: router.dump() for name, router in routers.items()}
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out
+    counts = recap(out)
+    assert counts["r1"]["changed"] > 0 and counts["r2"]["changed"] > 0, counts
+    assert counts["r3"]["changed"] == 0, counts
+    # --diff shows each router's planned VPP CLI, from its own host vars.
+    assert "set interface ip address loop0 192.0.2.1/32" in out
+    assert "set interface ip address loop0 192.0.2.2/32" in out
+    assert "create sub-interfaces GigabitEthernet3/0/1 300 dot1q 300 exact-match" in out
+    assert after == before
+    assert loopback_addresses(after["r1"]) == ()
+    assert "192.0.2.3/32" in loopback_addresses(after["r3"])
+
+
+def test_rollout_converges_every_router(run_dir: Path) -> None:
+    with sim_routers(run_dir, ROUTERS) as routers:
+        result = playbook(run_dir)
+        dumps = {name: router.dump() for name, router in routers.items()}
+        again = playbook(run_dir, "--tags", "plan")
+    out = result.stdout + result.stderr
+    assert result.returncode == 0, out
+    assert all(c["failed"] == 0 for c in recap(out).values()), out
+    for name in ROUTERS:
+        assert LOOPBACKS[name] in loopback_addresses(dumps[name])
+        state = run_dir / f"{name}-state"
+        assert not (state / "pending").exists()  # confirmed: no rollback pending
+        assert list(state.glob("confirmed-*")), name
+    assert "GigabitEthernet3/0/1.100" in dumps["r1"].interfaces
+    assert "GigabitEthernet3/0/1.300" in dumps["r2"].interfaces
+    # Converged: a second run finds nothing to change anywhere.
+    assert again.returncode == 0, again.stdout
+    assert all(c["changed"] == 0 for c in recap(again.stdout).values()), again.stdout
+
+
+def test_a_failing_router_stops_the_rollout_and_rolls_back(run_dir: Path) -> None:
+    # r2's VPP fails its 6th changing API call: in the middle of its apply.
+    with sim_routers(run_dir, ROUTERS, fail_after={"r2": 6}) as routers:
+        before = {name: router.dump() for name, router in routers.items()}
+        result = playbook(run_dir)
+        after = {name: router.dump() for name, router in routers.items()}
+        r1_again = playbook(run_dir, "--tags", "plan", "--limit", "r1")
+    out = result.stdout + result.stderr
+    assert result.returncode != 0, out
+    assert "Traceback" not in out
+    counts = recap(out)
+    assert counts["r2"]["failed"] == 1 and counts["r1"]["failed"] == 0, counts
+    # r2's task reports the apply: what failed and that the rollback is complete.
+    assert "apply FAILED" in out and "retval -1" in out
+    assert "final state: VPP is back to the state before the apply" in out
+    assert after["r2"] == before["r2"]  # rolled back
+    assert after["r3"] == before["r3"]  # never reached
+    assert LOOPBACKS["r1"] in loopback_addresses(after["r1"])  # converged before r2
+    assert r1_again.returncode == 0 and recap(r1_again.stdout)["r1"]["changed"] == 0
