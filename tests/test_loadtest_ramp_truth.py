@@ -79,12 +79,12 @@ class SlowGenerator:
 
 
 class FakeSession:
-    class api:  # noqa: N801 - stands in for the client module
+    class api:  # stands in for the client module
         class STLError(Exception):
             pass
 
         @staticmethod
-        def STLStream(**kwargs):  # noqa: N802
+        def STLStream(**kwargs):
             return kwargs
 
     def __init__(self, client: SlowGenerator) -> None:
