@@ -1,21 +1,25 @@
 #!/usr/bin/env bash
-# Ramp matrix: frame size 1514 / imix / 64  x  one flow / many flows  x  uni- / bidirectional.
-# Writes one JSON per run into OUT (default ./loadtest-runs) and a report.html comparing them.
+# The small-router review's loadtest loop, in the original trex-loadtest command line:
+#   uni- and bidirectional  x  1514 / imix / 64 bytes with many flows (vm=var2), plus 64 bytes
+#   with one flow (vm=none); profile examples/trex_bench.py. One JSON per run in OUT (default
+#   ./loadtest-runs), then report.html with the review's summary table.
 #
 #   examples/loadtest.sh                      # against T-Rex on $SERVER (default 127.0.0.1)
 #   examples/loadtest.sh --emu                # dry run against a local trex-emu (5 Mpps device)
 #
-# Environment: SERVER, RATE (peak, % of line or e.g. 8mpps; default 100), WARMUP, DURATION,
-# HOLD (seconds; defaults 5/30/5), OUT, TREX_LOADTEST (command, default trex-loadtest),
+# Environment: SERVER, RATE (peak: % of line, or e.g. 8mpps; default 100), DURATION (ramp
+# seconds, default 30), OFFSET (third octet of the profile's networks, default 10), OUT,
+# PROFILE (default examples/trex_bench.py), TREX_LOADTEST (command, default trex-loadtest),
 # EXTRA (more trex-loadtest options, e.g. "--latency --force").
 set -euo pipefail
 
+HERE=$(cd "$(dirname "$0")" && pwd)
 SERVER=${SERVER:-127.0.0.1}
 RATE=${RATE:-100}
-WARMUP=${WARMUP:-5}
 DURATION=${DURATION:-30}
-HOLD=${HOLD:-5}
+OFFSET=${OFFSET:-10}
 OUT=${OUT:-loadtest-runs}
+PROFILE=${PROFILE:-$HERE/trex_bench.py}
 TREX_LOADTEST=${TREX_LOADTEST:-trex-loadtest}
 EXTRA=${EXTRA:-}
 PORTS=()
@@ -35,31 +39,33 @@ if [[ "${1:-}" == "--emu" ]]; then
 s=[socket.socket() for _ in range(2)]
 [x.bind(("127.0.0.1", 0)) for x in s]
 print(*[x.getsockname()[1] for x in s])')
-    trex-emu --rpc-port "$RPC" --pub-port "$PUB" --capacity-pps 5e6 >/dev/null 2>&1 &
+    # a 5 Mpps router that also sends 100 packets/s of its own (ARP, LLDP, routing protocols)
+    trex-emu --rpc-port "$RPC" --pub-port "$PUB" --capacity-pps 5e6 --dut-own-pps 100 \
+        >/dev/null 2>&1 &
     EMU_PID=$!
-    PORTS=(--sync-port "$RPC" --async-port "$PUB")
+    PORTS=(--sync-port "$RPC" --async-port "$PUB" -wd 1 -hd 1)
     SERVER=127.0.0.1
-    WARMUP=${WARMUP_EMU:-1} DURATION=${DURATION_EMU:-5} HOLD=${HOLD_EMU:-1}
+    DURATION=${DURATION_EMU:-5}
     RATE=${RATE_EMU:-50}
     sleep 1
 fi
 
 mkdir -p "$OUT"
 runs=()
-for profile in 1514 imix 64; do
-    for flows in one many; do
-        for direction in uni bi; do
-            name="$profile-$flows-$direction"
-            args=(ramp --server "$SERVER" "${PORTS[@]}" --profile "$profile" --flows "$flows"
-                  --rate "$RATE" --warmup "$WARMUP" --duration "$DURATION" --hold "$HOLD"
-                  -o "$OUT/$name.json")
-            [[ "$direction" == bi ]] && args+=(--bidirectional)
-            echo "== $name" >&2
-            # shellcheck disable=SC2086  # EXTRA is a list of options
-            "$TREX_LOADTEST" "${args[@]}" $EXTRA
-            runs+=("$OUT/$name.json")
-        done
+run() {  # NAME DIR TUNABLES
+    local name=$1 dir=$2 tunables=$3 u=()
+    [[ "$dir" == uni ]] && u=(-u)
+    echo "== $name" >&2
+    # shellcheck disable=SC2086  # EXTRA is a list of options
+    "$TREX_LOADTEST" -s "$SERVER" "${u[@]}" -p "$PROFILE" -t "$tunables" -rd "$DURATION" \
+        -rt "$RATE" -o "$OUT/$name.json" "${PORTS[@]}" $EXTRA
+    runs+=("$OUT/$name.json")
+}
+for DIR in uni bi; do
+    for SIZE in 1514 imix 64; do
+        run "$DIR-$SIZE" "$DIR" "offset=$OFFSET,vm=var2,size=$SIZE"
     done
+    run "$DIR-64-one-flow" "$DIR" "offset=$OFFSET,vm=none,size=64"
 done
-"$TREX_LOADTEST" report "${runs[@]}" -o "$OUT/report.html" --title "Ramp matrix ($SERVER)"
+"$TREX_LOADTEST" report "${runs[@]}" -o "$OUT/report.html" --title "Loadtest ($SERVER)"
 echo "report: $OUT/report.html" >&2

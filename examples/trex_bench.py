@@ -77,7 +77,7 @@ class BenchProfile:
                              max_value=f"{net}{HOSTS[1]}", size=4, op="inc"),
                 STLVmWrFlowVar(fv_name=name, pkt_offset=f"IP.{name}"),
             ]
-        return STLScVmRaw(program + [STLVmFixIpv4(offset="IP")])
+        return STLScVmRaw([*program, STLVmFixIpv4(offset="IP")])
 
     def stream(self, frame: int, rate: int, src: str, dst: str, vm) -> STLStream:
         base = Ether() / IP(src=f"{src}{HOSTS[0]}", dst=f"{dst}{HOSTS[0]}") / \

@@ -42,16 +42,60 @@ class Run:
     latency: list[dict] = field(default_factory=list)
     error: str | None = None
     forwarded: list[tuple[float, float]] = field(default_factory=list)  # (s, Mpps) all dirs
+    totals: list[dict] = field(default_factory=list)  # packets per direction, flow and port
+    directions: list[dict] = field(default_factory=list)  # a ramp's summary per direction
+    index: int = 0  # position in the report, for the anchor
+
+    @property
+    def anchor(self) -> str:
+        return f"run-{self.index}-{self.name}"
+
+    @property
+    def traffic(self) -> dict:
+        return self.vars.get("traffic", {})
+
+    @property
+    def bidirectional(self) -> bool:
+        return bool(self.traffic.get("bidirectional"))
+
+    @property
+    def flows(self) -> str:
+        """The ranges the flows walk ("253 src x 253 dst"), not their product."""
+        ranges = self.traffic.get("flow_ranges")
+        if ranges:
+            return " x ".join(f"{count} {name}" for name, count in ranges)
+        if ranges is not None or self.traffic.get("flows", 1) == 1:
+            return "1 flow"
+        return f"{self.traffic['flows']} flows"
+
+    @property
+    def many_flows(self) -> bool:
+        return self.flows != "1 flow"
+
+    @property
+    def size_label(self) -> str:
+        """"64b", "1514b", or "imix" for a mix of sizes."""
+        sizes = self.traffic.get("sizes") or []
+        if len(sizes) == 1:
+            return f"{sizes[0][0]}b"
+        return "imix" if sizes else str(self.traffic.get("profile", "?"))
+
+    @property
+    def average_frame(self) -> float:
+        sizes = self.traffic.get("sizes") or [[0, 1]]
+        weight = sum(w for _, w in sizes) or 1
+        return sum(size * w for size, w in sizes) / weight
 
     @property
     def description(self) -> str:
-        t = self.vars.get("traffic", {})
-        parts = [
-            f"profile {t.get('profile', '?')}",
-            f"IPv{t.get('ip_version', 4)}",
-            f"{t.get('flows', 1)} flow(s)",
-            "bidirectional" if t.get("bidirectional") else "unidirectional",
-        ]
+        t = self.traffic
+        profile = t.get("profile", "?")
+        if t.get("tunables"):
+            profile += f" -t {t['tunables']}"
+        parts = [f"profile {profile}"]
+        if "ip_version" in t:
+            parts.append(f"IPv{t['ip_version']}")
+        parts += [self.flows, "bidirectional" if self.bidirectional else "unidirectional"]
         if self.vars.get("speed_bps"):
             parts.append(f"{self.vars['speed_bps'] / 1e9:g} Gbit/s")
         return ", ".join(parts)
@@ -138,7 +182,8 @@ def _forwarded_pps(row: dict) -> float:
 
 def _ramp(run: Run, data: dict) -> None:
     samples = data.get("samples") or []
-    for d in data.get("summary", {}).get("directions", []):
+    run.directions = list(data.get("summary", {}).get("directions", []))
+    for d in run.directions:
         run.rows.append({
             "what": f"direction {d['direction']}",
             "lossless_mpps": d["lossless_pps"] / 1e6,
@@ -167,6 +212,8 @@ def _ramp(run: Run, data: dict) -> None:
     for label, lat in (data.get("summary", {}).get("latency") or {}).items():
         if lat:
             run.latency.append({"direction": label, **lat})
+    for label, tot in (data.get("summary", {}).get("totals") or {}).items():
+        run.totals.append({"direction": label, **tot})
 
 
 def _ndr(run: Run, data: dict) -> None:
@@ -211,7 +258,7 @@ def load_runs(paths: list[Path]) -> list[Run]:
             raise UsageError(f"{path}: not a trex-loadtest run (no 'vars')")
         mode = data.get("mode") or data["vars"].get("mode") or "ramp"
         run = Run(Path(path).stem, str(path), mode, data.get("status", "complete"), data["vars"],
-                  error=data.get("error"))
+                  error=data.get("error"), index=len(runs))
         (_ndr if mode == "ndr" else _ramp)(run, data)
         runs.append(run)
     return runs
@@ -228,8 +275,63 @@ def comparison_chart(runs: list[Run]) -> Markup | None:
     return svg_chart(series, "seconds", "Mpps (all directions)")
 
 
+@dataclass
+class Cell:
+    run: Run
+    text: str  # "81.7k (100%)"
+
+
+@dataclass
+class SummaryTable:
+    """The review's table: rows uni- and bidirectional, a column per frame size and flow
+    pattern (1514b, imix, 64b many flows, 64b one flow), the lossless rate per direction."""
+
+    columns: list[tuple[str, str]]  # (title, the flows walked)
+    rows: list[tuple[str, list[Cell | None]]]
+
+
+def fmt_rate(pps: float) -> str:
+    """81.7k, 1.49M, 950: three significant digits and a unit letter."""
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if pps >= scale:
+            return f"{pps / scale:.3g}{unit}"
+    return f"{pps:.3g}"
+
+
+def _lossless(run: Run) -> Cell:
+    worst = min(run.directions, key=lambda d: d["lossless_pps"])  # both directions held it
+    return Cell(run, f"{fmt_rate(worst['lossless_pps'])} ({worst['lossless_pct_line']:.3g}%)")
+
+
+def summary_table(runs: list[Run]) -> SummaryTable | None:
+    ramps = [r for r in runs if r.mode == "ramp" and r.directions]
+    if len(ramps) < 2:
+        return None
+    keys = sorted({(r.size_label, r.many_flows) for r in ramps},
+                  key=lambda k: (-max(r.average_frame for r in ramps if r.size_label == k[0]),
+                                 not k[1]))
+    split = {label for label, _ in keys if sum(1 for k in keys if k[0] == label) > 1}
+    columns, index = [], {}
+    for label, many in keys:
+        title = f"{label} {'many flows' if many else 'one flow'}" if label in split else label
+        walked = next(r.flows for r in ramps if (r.size_label, r.many_flows) == (label, many))
+        index[(label, many)] = len(columns)
+        columns.append((title, walked))
+    rows = []
+    for name, bidir in (("unidirectional", False), ("bidirectional", True)):
+        cells: list[Cell | None] = [None] * len(columns)
+        for run in ramps:
+            if run.bidirectional == bidir:
+                cells[index[(run.size_label, run.many_flows)]] = _lossless(run)
+        if any(cells):
+            rows.append((name, cells))
+    return SummaryTable(columns, rows)
+
+
 def render(runs: list[Run], title: str = "T-Rex loadtest report") -> str:
     env = Environment(loader=PackageLoader("loadtest", "templates"),
                       autoescape=select_autoescape(["html", "j2"]))
     template = env.get_template("report.html.j2")
-    return template.render(title=title, runs=runs, comparison=comparison_chart(runs))
+    table = summary_table(runs)
+    return template.render(title=title, runs=runs, comparison=comparison_chart(runs),
+                           summary=table)

@@ -52,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--no-off-by-one", action="store_true",
                     help="a duration sends exactly rate×duration packets (real T-Rex: +1)")
     ap.add_argument("--ports", type=int, default=2, help="number of ports (even, default 2)")
+    ap.add_argument("--dut-own-pps", type=float, default=0.0, metavar="N",
+                    help="packets per second the device sends by itself out of each port "
+                    "(ARP, LLDP, routing protocols; counted by port RX, not flow stats)")
     return ap
 
 
@@ -62,7 +65,8 @@ def config_from_args(args: argparse.Namespace) -> EmuConfig:
                      capacity_pps=(cap0, cap1), latency_us=args.latency_us,
                      loss_ramp_width=args.loss_ramp[0], loss_ramp_max=args.loss_ramp[1],
                      max_tx_pps=args.max_tx_pps, time_scale=args.time_scale,
-                     off_by_one=not args.no_off_by_one, port_count=args.ports)
+                     off_by_one=not args.no_off_by_one, port_count=args.ports,
+                     dut_own_pps=args.dut_own_pps)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from .traffic import Stream, f32
@@ -9,6 +10,7 @@ from .traffic import Stream, f32
 if TYPE_CHECKING:
     from .state import Port
 
+DUT_OWN_FRAME = 64  # bytes (incl. FCS) of each packet the device sends by itself
 TSC_HZ = 2596119032  # the recorded server's TSC; ts.value = emulated seconds × TSC_HZ
 
 _ZERO_FLOATS = ("m_active_flows", "m_open_flows", "m_rx_cpu_util", "m_rx_drop_bps",
@@ -42,6 +44,8 @@ def port_counters(ports: list[Port], port_id: int, now: float) -> dict:
         p.traffic.advance_rates(now)
     op, ob, _, _ = port.traffic.totals(port.traffic.visible(now))
     _, _, ip, ib = peer.traffic.totals(peer.traffic.visible(now))
+    own = dut_own_packets(port, now)
+    ip, ib = ip + own, ib + own * DUT_OWN_FRAME
     return {"ibytes": ib, "ierrors": 0, "ipackets": ip,
             "m_cpu_util": f32(port.traffic.cpu.value),
             "m_total_rx_bps": f32(peer.traffic.rx_bps.value),
@@ -49,6 +53,13 @@ def port_counters(ports: list[Port], port_id: int, now: float) -> dict:
             "m_total_tx_bps": f32(port.traffic.tx_bps.value),
             "m_total_tx_pps": f32(port.traffic.tx_pps.value),
             "obytes": ob, "oerrors": 0, "opackets": op}
+
+
+def dut_own_packets(port: Port, now: float) -> int:
+    """Packets the device under test has sent by itself to `port` since the emulator
+    started (a steady trickle: ARP, ND, LLDP, routing protocols)."""
+    pps = port.traffic.cfg.dut_own_pps
+    return math.floor(pps * port.traffic.tick_floor(now) + 1e-9) if pps > 0 else 0
 
 
 def xstats_values(c: dict) -> list[int]:

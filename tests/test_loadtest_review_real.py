@@ -1,0 +1,54 @@
+"""The review's loop, unchanged, against a real T-Rex (../shared/trex-real), ports back to back.
+
+Short runs at 1 % of line: T-Rex busy-polls a core and the machine is shared.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.graphrb_contract import graph_rb_problems, no_nan
+
+pytestmark = pytest.mark.real
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = str(ROOT / "examples" / "trex_bench.py")
+TREX_LOADTEST = str(Path(sys.executable).with_name("trex-loadtest"))
+
+
+def test_the_reviews_loop_runs_unchanged_on_a_real_trex(trex_real_factory, tmp_path):
+    trex = trex_real_factory()
+    files = []
+    for direction in ("uni", "bi"):
+        for size in ("1514", "imix", "64"):
+            out = tmp_path / f"{direction}-{size}.json"
+            # the review's command line, plus short warm-up and hold (-wd/-hd, also original)
+            cmd = [TREX_LOADTEST, "-s", "127.0.0.1", *(["-u"] if direction == "uni" else []),
+                   "-p", BENCH, "-t", f"offset=10,vm=var2,size={size}", "-rd", "2", "-rt", "1",
+                   "-o", str(out), "-wd", "1", "-hd", "1", "-q"]
+            proc = trex.run(cmd, timeout=120)
+            assert proc.returncode == 0, proc.stderr
+            files.append(out)
+    runs = {p.stem: no_nan(p.read_text()) for p in files}
+    assert graph_rb_problems(runs) == []
+    for name, run in runs.items():
+        assert run["vars"]["unidirectional"] is name.startswith("uni")
+        totals = run["summary"]["totals"]
+        assert len(totals) == (1 if name.startswith("uni") else 2)
+        for label, total in totals.items():
+            # back to back: nothing lost; flow statistics counted every test packet
+            assert total["tx_packets"] > 0 and total["loss_ratio"] == 0.0, (name, label, total)
+            assert total["rx_packets"] <= total["port_rx_packets"]
+        for d in run["summary"]["directions"]:
+            # asked 1 % of line; a software T-Rex on a busy machine may send a little less
+            assert 0.5 < d["lossless_pct_line"] <= 1.0 + 1e-9, (name, d)
+    report = tmp_path / "report.html"
+    proc = trex.run([TREX_LOADTEST, "report", *map(str, files), "-o", str(report)])
+    assert proc.returncode == 0, proc.stderr
+    html = report.read_text()
+    assert 'class="review"' in html and "253 src x 253 dst" in html
+    assert json.loads(files[0].read_text())["vars"]["traffic"]["tunables"].endswith("size=1514")
