@@ -44,7 +44,11 @@ class Outcome:
     rollback: RollbackReport | None = None
     pre: Dataplane | None = None  # the state before the apply (for commit-confirmed)
     timings: dict[str, float] = field(default_factory=dict)
-    calls: int = 0  # mutating API calls made by the apply proper
+    # mutating API calls made by the apply proper, up to and including the first failure
+    calls: int = 0
+    waves: int = 0  # pipelined writes-then-reads the execution needed (0: one call at a time)
+    # pipelined: calls already sent when the failure came back ("op: message: result")
+    after_failure: list[str] = field(default_factory=list)
 
 
 def describe(op: Operation) -> str:
@@ -59,30 +63,51 @@ class Engine:
         plan: Callable[[Dataplane, Dataplane], list[Operation]] | None = None,
         execute: Callable[[Operation, VppContext], None] | None = None,
     ) -> None:
+        # the plan with its ordering edges, which pipelining needs (default planner only)
+        self.graph: Callable[[Dataplane, Dataplane], tuple[list[Operation], Graph]] | None = None
         if plan is None:
-            from vppcfg.planner import plan
+            from vppcfg.planner import plan, plan_graph
+
+            self.graph = plan_graph
         if execute is None:
             from vppcfg.objects import execute
         self.plan = plan
         self.execute = execute
 
 
-def apply_config(conn: Any, desired: Dataplane, engine: Engine | None = None) -> Outcome:
-    """Apply `desired` through `conn` (a VppConnection); roll back on failure."""
+Graph = list[tuple[int, ...]]  # per operation, the earlier ones it must follow
+
+
+def apply_config(conn: Any, desired: Dataplane, engine: Engine | None = None,
+                 pipeline: bool = True) -> Outcome:
+    """Apply `desired` through `conn` (a VppConnection); roll back on failure.
+
+    With `pipeline` (and a connection and engine that support it) the calls
+    go out in waves without waiting for each reply: same plan, same replies
+    checked, same rollback; see `run_pipelined`.
+    """
     engine = engine or Engine()
+    pipelined = pipeline and engine.graph is not None and hasattr(conn, "pipelined_context")
     t0 = time.perf_counter()
     pre = conn.dump()
     t1 = time.perf_counter()
-    ops = engine.plan(desired, pre)
+    graph: Graph = []
+    if pipelined and engine.graph is not None:
+        ops, graph = engine.graph(desired, pre)
+    else:
+        ops = engine.plan(desired, pre)
     t2 = time.perf_counter()
     outcome = Outcome(ok=False, planned=list(ops), pre=pre)
     outcome.timings.update(dump=t1 - t0, plan=t2 - t1)
     if not ops:  # already verified: the plan against the fresh dump is empty
         outcome.ok = True
         return outcome
-    ctx = _context(conn)
+    ctx = conn.pipelined_context(after_dump=True) if pipelined else _context(conn)
     try:
-        failed, error = run_ops(ops, ctx, engine, outcome.executed)
+        if pipelined:
+            failed, error = run_pipelined(ops, graph, ctx, engine, outcome)
+        else:
+            failed, error = run_ops(ops, ctx, engine, outcome.executed)
     except KeyboardInterrupt:  # stop, but still leave VPP as it was
         failed, error = None, "interrupted by the user"
     outcome.calls = getattr(ctx, "changes", 0)
@@ -128,6 +153,64 @@ def run_ops(
             return op, f"{describe(op)}: {_why(err)}"
         done.append(op)
     return None, ""
+
+
+def run_pipelined(ops: Sequence[Operation], graph: Graph, ctx: Any, engine: Engine,
+                  outcome: Outcome) -> tuple[Operation | None, str]:
+    """Execute in order into the waves of `ctx` (a PipelinedContext), then send them.
+
+    Each operation's calls start no earlier than the last wave of the
+    operations it must follow (`graph`); within a wave, calls go out in plan
+    order. A failure is reported as in `run_ops` (the first in sending order;
+    an operation that raises by itself counts after everything queued before
+    it), and every call already sent after it is reported too.
+    """
+    from vppcfg.vpp.context import PipelineFailure
+
+    last: list[tuple[int, int]] = []
+    reached = len(ops)
+    failed: Operation | None = None
+    error = ""
+    try:
+        for i, op in enumerate(ops):
+            epoch = ctx.epoch
+            ctx.begin(i, max((w for e, w in (last[j] for j in graph[i]) if e == epoch),
+                             default=0))
+            try:
+                if _pipelines(op):
+                    engine.execute(op, ctx)
+                else:
+                    with ctx.immediate():
+                        engine.execute(op, ctx)
+            except PipelineFailure:
+                raise
+            except Exception as err:  # this op fails, unless something queued before it does
+                reached, failed, error = i, op, f"{describe(op)}: {_why(err)}"
+                ctx.drain()
+                break
+            last.append(ctx.last_wave())
+        else:
+            ctx.drain()
+    except PipelineFailure as failure:
+        failed = ops[failure.call.op]
+        error = f"{describe(failed)}: {_why(failure.call.error or failure)}"
+    outcome.waves = ctx.waves_sent
+    stop = ops.index(failed) if failed is not None else reached
+    outcome.executed.extend(op for i, op in enumerate(ops[:reached])
+                            if ctx.completed(i) and (i < stop or ctx.queued.get(i)))
+    outcome.after_failure = [
+        f"{describe(ops[c.op])}: {c.message}: {c.error or 'ok'}" for c in ctx.after_failure()]
+    return failed, error
+
+
+def _pipelines(op: Operation) -> bool:
+    """Whether the object type's executor may have its calls queued."""
+    from vppcfg.objects import descriptor
+
+    try:
+        return descriptor(op.obj).pipelined
+    except ValueError:  # an object type of a test engine
+        return True
 
 
 def rollback(conn: Any, target: Dataplane, engine: Engine | None = None) -> RollbackReport:
@@ -204,6 +287,11 @@ def format_outcome(outcome: Outcome) -> str:
         lines.append(f"  {len(outcome.executed)} of {len(outcome.planned)} change(s) were made")
     if outcome.failed is not None:
         lines.append(f"  failed: {describe(outcome.failed)}")
+    if outcome.after_failure:
+        errors = [line for line in outcome.after_failure if not line.endswith(": ok")]
+        lines.append(f"  {len(outcome.after_failure)} call(s) were already sent after it "
+                     f"(pipelined), {len(errors)} of them failed too:")
+        lines.extend(f"    {line}" for line in (errors or outcome.after_failure)[:10])
     if outcome.unverified:
         for op in outcome.unverified[:10]:
             lines.append(f"  still different: {describe(op)}")

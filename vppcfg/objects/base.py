@@ -113,6 +113,9 @@ class Descriptor:
     # pruned node still needed by something the planner leaves alone (a PHY
     # the config does not name, a foreign object) is kept rather than deleted.
     kept_while_used = False
+    # False: execute() looks at a call's outcome itself (retries after a
+    # refusal), so a pipelined apply makes its calls one at a time.
+    pipelined = True
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         raise NotImplementedError

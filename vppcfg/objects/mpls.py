@@ -13,6 +13,7 @@ NO_SUCH_TABLE = -3
 
 class Mpls(Descriptor):
     obj = "mpls"
+    pipelined = False  # execute() retries after NO_SUCH_FIB
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for itf in ctx.interfaces():

@@ -11,8 +11,10 @@ import errno
 import logging
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +30,7 @@ from vppcfg.vpp.errors import (
 
 if TYPE_CHECKING:
     from vppcfg.model import Dataplane
-    from vppcfg.vpp.context import ApiContext
+    from vppcfg.vpp.context import ApiContext, PipelinedContext
 
 # When a message is missing, say which VPP release brought it (for the error
 # message). Only releases we are sure of; other messages have older fallbacks.
@@ -127,20 +129,37 @@ class VppConnection:
             raise VppError(f"{message}: {err}") from err
 
     def call_many(self, requests: list[tuple[str, dict[str, Any]]],
-                  window: int = PIPELINE_WINDOW) -> list[Any]:
-        """Many requests, pipelined: `window` go out in one write before the
-        replies are read, instead of one round trip each. Returns each
-        request's result in request order: the reply (its retval unchecked:
-        see `check`), a dump's list of details, or a "get" stream's (reply,
-        details) pair. VPP answers requests in order on one socket.
+                  window: int = PIPELINE_WINDOW,
+                  on_batch: Callable[[int, list[Any]], bool] | None = None) -> list[Any]:
+        """Many requests, pipelined: `window` go out in one write, and the next
+        write goes out before the replies to the previous one are read (VPP
+        works while we decode). Returns each request's result in request
+        order: the reply (its retval unchecked: see `check`), a dump's list of
+        details, or a "get" stream's (reply, details) pair. VPP answers
+        requests in order on one socket.
+
+        `on_batch(start, results)` sees each write's results; when it returns
+        True nothing more is sent (the results of what was sent are still read
+        and returned), so the list may be shorter than `requests`.
         """
         results: list[Any] = []
-        for start in range(0, len(requests), window):
-            batch = requests[start:start + window]
-            try:
-                results.extend(self._pipeline(batch))
-            except OSError as err:  # the socket failed: VPP is gone
-                raise VppError(f"{batch[0][0]}: {err}") from err
+        in_flight: deque[_Batch] = deque()
+        routes: dict[int, _Batch] = {}  # context -> its batch, for every batch in flight
+        stopped = False
+        try:
+            for start in range(0, len(requests) + window, window):
+                batch = requests[start:start + window]
+                if batch and not stopped:
+                    in_flight.append(self._send_batch(start, batch, routes))
+                elif not in_flight:
+                    break
+                if len(in_flight) > 1 or not batch or stopped:
+                    done = in_flight.popleft()
+                    self._collect(done, routes)
+                    results.extend(done.results)
+                    stopped = stopped or bool(on_batch and on_batch(done.start, done.results))
+        except OSError as err:  # the socket failed: VPP is gone
+            raise VppError(f"{requests[0][0]}: {err}") from err
         return results
 
     def check(self, message: str, args: dict[str, Any], result: Any) -> Any:
@@ -152,25 +171,29 @@ class VppConnection:
             raise VppApiError(message, retval, args)
         return result
 
-    def _pipeline(self, batch: list[tuple[str, dict[str, Any]]]) -> list[Any]:
-        client, transport = self._client, self._client.transport
-        pending: dict[int, tuple[int, str]] = {}  # context -> (position, kind)
-        results: list[Any] = [None] * len(batch)
-        transport.cork()
+    def _send_batch(self, start: int, requests: list[tuple[str, dict[str, Any]]],
+                    routes: dict[int, _Batch]) -> _Batch:
+        """Write the requests at once; the batch collects their replies."""
+        batch = _Batch(start, [None] * len(requests), requests[0][0])
+        services = self._client.services
+        self._client.transport.cork()
         try:
-            for position, (message, args) in enumerate(batch):
+            for position, (message, args) in enumerate(requests):
+                kind = _kind(services[message])
                 context = self._send_async(message, args)
-                pending[context] = (position, _kind(client.services[message]))
-                if pending[context][1] != "plain":
-                    results[position] = [] if pending[context][1] == "dump" else (None, [])
+                batch.pending[context] = (position, kind)
+                routes[context] = batch
+                if kind != "plain":
+                    batch.results[position] = [] if kind == "dump" else (None, [])
             # one ping after all the dumps: its reply says every dump is complete
-            ping = self._send_async("control_ping", {}) if any(
-                k == "dump" for _, k in pending.values()) else None
+            if any(kind == "dump" for _, kind in batch.pending.values()):
+                batch.ping = self._send_async("control_ping", {})
+                routes[batch.ping] = batch
         finally:
-            transport.uncork()
-        self.calls += len(batch)
-        self._collect(pending, results, ping, batch)
-        return results
+            self._client.transport.uncork()
+        batch.left = sum(1 for _, k in batch.pending.values() if k != "dump") + bool(batch.ping)
+        self.calls += len(requests)
+        return batch
 
     def _send_async(self, message: str, args: dict[str, Any]) -> int:
         msg, index = self._message(message)
@@ -198,34 +221,20 @@ class VppConnection:
             found = self._messages[message] = (msg, index)
         return found
 
-    def _collect(self, pending: dict[int, tuple[int, str]], results: list[Any],
-                 ping: int | None, batch: list[tuple[str, dict[str, Any]]]) -> None:
-        """Read until every plain request and "get" has its reply and the ping
-        (sent after the dumps) has been answered."""
+    def _collect(self, batch: _Batch, routes: dict[int, _Batch]) -> None:
+        """Read until `batch` is complete, filing replies of later batches
+        (already arriving) with their own batch."""
         client = self._client
-        left = sum(1 for _, kind in pending.values() if kind != "dump") + (ping is not None)
-        while left:
+        while batch.left:
             raw = client.transport.read(client.read_timeout)
             if raw is None:
-                raise VppTimeout(f"{batch[0][0]}: no answer from VPP")
+                raise VppTimeout(f"{batch.first}: no answer from VPP")
             reply = client.decode_incoming_msg(raw)
-            context = getattr(reply, "context", None)
-            if context == ping:
-                left -= 1
-                continue
-            if context not in pending:
+            owner = routes.get(getattr(reply, "context", None))
+            if owner is None:
                 continue  # an event or a stray reply: not ours
-            position, kind = pending[context]
-            if kind == "plain":
-                results[position] = reply
-                left -= 1
-            elif kind == "dump":
-                results[position].append(reply)
-            elif type(reply).__name__.endswith("_reply"):  # a "get": the reply ends it
-                results[position] = (reply, results[position][1])
-                left -= 1
-            else:
-                results[position][1].append(reply)
+            if owner.file(reply):
+                del routes[reply.context]
 
     def dump_stream(self, message: str, cursor: int = 0, **args: Any) -> list[Any]:
         """A cursor-paged "get" (reply + details), following EAGAIN pages."""
@@ -252,6 +261,12 @@ class VppConnection:
 
         index = self._dumped_index if after_dump else None
         return ApiContext(self, index)
+
+    def pipelined_context(self, after_dump: bool = False) -> PipelinedContext:
+        """Like `context`, but mutating calls are queued and sent in waves."""
+        from vppcfg.vpp.context import PipelinedContext
+
+        return PipelinedContext(self, self._dumped_index if after_dump else None)
 
     def dump(self) -> Dataplane:
         """The whole live dataplane as a model value."""
@@ -330,6 +345,37 @@ def parse_hw_table(text: str, names: Iterable[str]) -> dict[str, int]:
 
 
 _HW_ROW = re.compile(r"^(?P<head>\S*?)\s*(?P<index>\d+)\s+(?:up|down|slave)(?:\s|$)")
+
+
+@dataclass
+class _Batch:
+    """One write of pipelined requests and the replies collected for it."""
+
+    start: int  # position of the first request in call_many's list
+    results: list[Any]
+    first: str  # the first request's message, for error messages
+    pending: dict[int, tuple[int, str]] = field(default_factory=dict)  # context -> (pos, kind)
+    ping: int = 0  # context of the control_ping closing the dumps (0: none)
+    left: int = 0  # replies still expected
+
+    def file(self, reply: Any) -> bool:
+        """Keep a reply; True when it was the last one for its context."""
+        if reply.context == self.ping:
+            self.left -= 1
+            return True
+        position, kind = self.pending[reply.context]
+        if kind == "plain":
+            self.results[position] = reply
+        elif kind == "dump":
+            self.results[position].append(reply)
+            return False
+        elif type(reply).__name__.endswith("_reply"):  # a "get": the reply ends it
+            self.results[position] = (reply, self.results[position][1])
+        else:
+            self.results[position][1].append(reply)
+            return False
+        self.left -= 1
+        return True
 
 
 def _kind(service: dict[str, Any]) -> str:
