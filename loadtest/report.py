@@ -89,7 +89,9 @@ class Run:
     @property
     def description(self) -> str:
         t = self.traffic
-        profile = t.get("profile", "?")
+        profile = str(t.get("profile", "?"))
+        if profile.endswith(".py"):
+            profile = Path(profile).name  # the file's path is in the run's own section
         if t.get("tunables"):
             profile += f" -t {t['tunables']}"
         parts = [f"profile {profile}"]
