@@ -1,0 +1,201 @@
+"""Pipelined dump and apply give what the one-at-a-time path gives.
+
+Against the simulator, whose model sees the calls in the order they arrive,
+which is the order of their effects: the same calls, the same order on each
+interface, the same final state; a failure in the middle of a wave stops the
+sending, is reported with every call already sent after it, and is rolled
+back. The `real` tests repeat the comparison on the real VPP.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.apply_models import G, dp, loop, phy, sample_a, sample_b, sub
+from vppcfg.apply import Engine, apply_config, format_outcome
+from vppcfg.model import Bond, BondMode, Dataplane, Interface, InterfaceKind
+from vppcfg.vpp import VppConnection, is_mutating
+from vppcfg.vpp.dump import build_dataplane, collect
+
+ROUTER = Path(__file__).resolve().parents[1] / "examples" / "router.yaml"
+INDEX_ARGS = ("sw_if_index", "rx_sw_if_index", "tx_sw_if_index", "bond_sw_if_index",
+              "unnumbered_sw_if_index", "hw_if_index")
+
+
+def router() -> Dataplane:
+    from vppcfg import config
+
+    return config.load(str(ROUTER))
+
+
+def many() -> Dataplane:
+    """Loopbacks and subs with addresses: index-hungry, few dependencies."""
+    itfs = [phy(g, mtu=9000) for g in G]
+    itfs += [sub(g, v, mtu=1500, addresses=(f"10.{p}.{v}.1/24",))
+             for p, g in enumerate(G) for v in range(1, 13)]
+    itfs += [loop(n, addresses=(f"192.0.2.{n}/32",)) for n in range(10)]
+    return dp(*itfs)
+
+
+def recorder(sim: Any) -> list[tuple[str, dict[str, Any]]]:
+    """Every request the simulated VPP's model handles from now on, in order."""
+    seen: list[tuple[str, dict[str, Any]]] = []
+    handle = sim.dataplane.handle
+
+    def recording(message: str, args: dict[str, Any]) -> Any:
+        seen.append((message, dict(args)))
+        return handle(message, args)
+
+    sim.dataplane.handle = recording
+    return seen
+
+
+def mutating(seen: list[tuple[str, dict[str, Any]]], names: dict[int, str] | None = None
+             ) -> list[str]:
+    """The mutating calls as text, interface indexes replaced by names (VPP
+    numbers new interfaces in creation order, which waves may change)."""
+    return [_text(m, a, names or {}) for m, a in seen if is_mutating(m)]
+
+
+def _text(message: str, args: dict[str, Any], names: dict[int, str]) -> str:
+    shown = {k: names.get(v, v) if k in INDEX_ARGS else v for k, v in args.items()}
+    return f"{message} {sorted(shown.items(), key=str)}"
+
+
+def per_interface(seen: list[tuple[str, dict[str, Any]]], names: dict[int, str]
+                  ) -> dict[str, list[str]]:
+    """The calls touching each interface, in arrival order."""
+    out: dict[str, list[str]] = {}
+    for message, args in seen:
+        if is_mutating(message):
+            for key in INDEX_ARGS:
+                if key in args:
+                    name = str(names.get(args[key], args[key]))
+                    out.setdefault(name, []).append(_text(message, args, names))
+    return out
+
+
+def index_names(conn: Any) -> dict[int, str]:
+    return {index: name for name, index in conn.context().names().items()}
+
+
+def apply_both(factory: Callable[..., Any], start: Callable[[], Dataplane],
+               target: Callable[[], Dataplane]) -> list[Any]:
+    """Apply start, then target, on two fresh simulators: one at a time, pipelined."""
+    runs = []
+    for pipeline in (False, True):
+        sim = factory()
+        with VppConnection.open(sim.socket, sim.api_dir) as conn:
+            assert apply_config(conn, start(), pipeline=False).ok
+            names = index_names(conn)
+            seen = recorder(sim)
+            outcome = apply_config(conn, target(), pipeline=pipeline)
+            assert outcome.ok, format_outcome(outcome)
+            names.update(index_names(conn))
+            runs.append((outcome, seen, conn.dump(), names))
+    return runs
+
+
+@pytest.mark.parametrize(("start", "target"), [
+    (Dataplane, sample_a), (sample_a, sample_b), (sample_b, sample_a), (Dataplane, many),
+    (many, sample_b), (Dataplane, router), (router, Dataplane),
+])
+def test_pipelined_apply_makes_the_same_calls_with_the_same_effect(vpp_sim_factory, start,
+                                                                   target):
+    (one, one_seen, one_live, one_names), (piped, piped_seen, piped_live, piped_names) = \
+        apply_both(vpp_sim_factory, start, target)
+    assert piped.executed == one.executed == one.planned
+    assert piped_live == one_live
+    assert sorted(mutating(piped_seen, piped_names)) == sorted(mutating(one_seen, one_names))
+    assert per_interface(piped_seen, piped_names) == per_interface(one_seen, one_names)
+    assert one.waves == 0 and piped.waves >= 1
+    assert piped.calls == one.calls == len(mutating(one_seen))
+
+
+def test_waves_follow_the_index_dependencies(vpp_sim_factory):
+    # loopbacks and subs of PHYs: create; then tag, MTU, address, state
+    _, (flat, *_) = apply_both(vpp_sim_factory, Dataplane, many)
+    assert flat.waves == 2
+    # a sub of a new bond needs the bond's index: one wave more
+    bond = dp(*(phy(g) for g in G),
+              Interface(name="BondEthernet0", kind=InterfaceKind.BOND),
+              sub("BondEthernet0", 10, addresses=("10.9.0.1/24",)),
+              bonds=[Bond("BondEthernet0", 0, mode=BondMode.LACP, members=(G[2],))])
+    _, (deep, *_) = apply_both(vpp_sim_factory, Dataplane, lambda: bond)
+    assert deep.waves == 3
+
+
+def test_pipelined_dump_equals_one_request_at_a_time(vpp_sim):
+    class OneAtATime:
+        """The connection, but every request of a batch makes its own round trip."""
+
+        def __init__(self, conn: Any) -> None:
+            self.conn = conn
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.conn, name)
+
+        def call_many(self, requests: list[tuple[str, dict[str, Any]]], *_: Any) -> list[Any]:
+            return [self.conn._invoke(m, a) for m, a in requests]
+
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
+        assert apply_config(conn, sample_a()).ok
+        requests = conn.calls
+        piped = conn.dump()
+        piped_requests = conn.calls - requests
+        single = build_dataplane(collect(OneAtATime(conn)))
+    assert piped == single and piped.interfaces["BondEthernet0.10"].mtu == 1500
+    assert piped_requests > 20  # addresses per interface, members per bond: all pipelined
+
+
+@pytest.mark.parametrize("position", [0.3, 0.6])
+def test_failure_mid_wave_is_reported_and_rolled_back(vpp_sim, position):
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
+        seen = recorder(vpp_sim)
+        apply_config(conn, many())  # how many calls the apply makes
+        total = len(mutating(seen))
+        assert apply_config(conn, Dataplane()).ok
+        pre = conn.dump()
+        k = int(total * position)
+        del seen[:]
+        vpp_sim.dataplane.fail_after = vpp_sim.dataplane.mutations + k
+        outcome = apply_config(conn, many())
+        vpp_sim.dataplane.fail_after = None
+        assert not outcome.ok and outcome.calls == k, format_outcome(outcome)
+        # what the model received between the failed call and the rollback's first dump
+        calls = [(m, a) for m, a in seen if is_mutating(m) or m == "sw_interface_dump"]
+        failed_at = [i for i, (m, _) in enumerate(calls) if is_mutating(m)][k - 1]
+        rollback_at = next(i for i, (m, _) in enumerate(calls)
+                           if i > failed_at and m == "sw_interface_dump")
+        assert calls[failed_at][0] in str(outcome.error)
+        assert len(outcome.after_failure) == rollback_at - failed_at - 1 > 0
+        assert f"{len(outcome.after_failure)} call(s) were already sent" in format_outcome(
+            outcome)
+        assert outcome.rollback is not None and outcome.rollback.complete
+        assert conn.dump() == pre
+
+
+def test_an_operation_that_raises_counts_after_what_was_queued_before_it(vpp_sim):
+    real = Engine()
+    target = many()
+
+    def execute(op: Any, ctx: Any) -> None:
+        if op.key == "interfaces/loop5/address/192.0.2.5/32":
+            raise KeyError("nowhere")
+        real.execute(op, ctx)
+
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
+        pre = conn.dump()
+        outcome = apply_config(conn, target, Engine(execute=execute))
+        assert not outcome.ok and outcome.failed is not None
+        assert outcome.failed.key == "interfaces/loop5/address/192.0.2.5/32"
+        assert "unknown interface 'nowhere'" in outcome.error
+        position = outcome.planned.index(outcome.failed)
+        assert outcome.executed == outcome.planned[:position]  # all before it, none after
+        assert outcome.after_failure == []
+        assert outcome.rollback is not None and outcome.rollback.complete
+        assert conn.dump() == pre
