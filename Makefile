@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 
-.PHONY: venv demo test lint bench clean
+.PHONY: venv demo test lint bench clean ansible-sanity
 
 $(BIN)/activate: setup.py
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,10 @@ lint: venv
 
 test: venv lint
 	$(BIN)/python -m pytest
+
+# ansible-test sanity on the Ansible collection in ansible/ (see the script for which tests)
+ansible-sanity: venv
+	./scripts/ansible-sanity.sh $(BIN)
 
 demo: venv
 	./scripts/demo.sh $(BIN)

@@ -35,12 +35,15 @@ setup(
     extras_require={
         # The T-Rex stateless client; needs Python < 3.12 (it imports `imp`).
         "trex": ["lbr-trex-client==3.4.0"],
+        # The Ansible collection in ansible/ and its tests (2.19: Python 3.11-3.13).
+        "ansible": ["ansible-core~=2.19.14"],
         "test": [
             "pytest~=9.2",
             "hypothesis~=6.170",
             "ruff~=0.17.5",
             "lbr-trex-client==3.4.0",
             "jsonschema~=4.26.0",
+            "ansible-core~=2.19.14",
         ],
     },
     entry_points={

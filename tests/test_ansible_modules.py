@@ -7,13 +7,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import tarfile
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.ansible_tools import ansible_bin, ansible_env, module_result
+from tests.ansible_tools import COLLECTION, ansible_bin, ansible_env, module_result
 from vppcfg.vpp import VppConnection
 
 CONFIG = """\
@@ -115,3 +116,19 @@ def test_unconfirmed_change_rolls_itself_back(run, tmp_path: Path) -> None:
     assert loopback(run.sim) is None
     late = run("vppcfg", {"state": "confirmed"})
     assert late["failed"] is True and "no apply is waiting" in late["msg"]
+
+
+def test_collection_builds(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [ansible_bin("ansible-galaxy"), "collection", "build", "--output-path", str(tmp_path)],
+        cwd=COLLECTION, env=ansible_env(tmp_path / "home"), capture_output=True, text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    with tarfile.open(tmp_path / "vppcfg-vppcfg-0.1.0.tar.gz") as built:
+        files = set(built.getnames())
+        manifest = json.load(built.extractfile("MANIFEST.json"))
+    assert {"plugins/modules/vppcfg.py", "plugins/modules/vppcfg_facts.py",
+            "plugins/module_utils/vpp.py", "plugins/doc_fragments/vpp.py"} <= files
+    assert not any(name.startswith("tests/output") for name in files)
+    assert manifest["collection_info"]["namespace"] == "vppcfg"

@@ -4,14 +4,10 @@
 
 from __future__ import annotations
 
-import traceback
+from importlib.util import find_spec
 
-try:
-    import vppcfg  # noqa: F401  (only to know whether it is there)
-
-    VPPCFG_IMPORT_ERROR = None
-except ImportError:
-    VPPCFG_IMPORT_ERROR = traceback.format_exc()
+# The modules import vppcfg only when they run; this says whether they can.
+VPPCFG_MISSING = find_spec("vppcfg") is None
 
 
 def vpp_argument_spec():
@@ -25,10 +21,10 @@ def vpp_argument_spec():
 
 def require_vppcfg(module):
     """Fail the task, with install advice, when vppcfg is missing on the router."""
-    if VPPCFG_IMPORT_ERROR is not None:
+    if VPPCFG_MISSING:
         from ansible.module_utils.basic import missing_required_lib
 
-        module.fail_json(msg=missing_required_lib("vppcfg"), exception=VPPCFG_IMPORT_ERROR)
+        module.fail_json(msg=missing_required_lib("vppcfg"))
 
 
 def vpp_cli_options(params):

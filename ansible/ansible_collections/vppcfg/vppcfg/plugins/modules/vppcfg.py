@@ -10,8 +10,8 @@ module: vppcfg
 short_description: Make the VPP dataplane of a router match a vppcfg configuration
 version_added: 0.1.0
 description:
-  - Runs on the router (use C(connection: local) with the router's API socket
-    when vppcfg and VPP are on the controller, as with the simulator).
+  - Runs on the router. With the simulator, or when VPP runs on the controller, use a local
+    connection and point O(api_socket) at the router's API socket.
   - Validates the configuration first; an invalid one fails the task and touches nothing.
   - Plans the change from the running VPP to the configuration. In check mode that is all,
     and the task is C(changed) when the plan is not empty. In diff mode the planned VPP CLI
@@ -114,7 +114,8 @@ report:
   type: str
   sample: "applied 4 change(s); VPP matches the config (0.02s)"
 problems:
-  description: Why the configuration is invalid, one C(file:line:column: path: message) each.
+  description: Why the configuration is invalid, one line each with file, line, column, the
+    path of the object and the message.
   returned: failure, when the configuration is invalid
   type: list
   elements: str

@@ -79,7 +79,7 @@ def read_facts(module):
             live = conn.dump()
     except VppError as err:
         module.fail_json(msg=f"cannot read VPP: {err}")
-    owned, _ = split_foreign(live)
+    owned = split_foreign(live)[0]
     return {"vppcfg_config": config.to_dict(owned), "vppcfg_foreign": sorted(live.foreign)}
 
 
