@@ -69,6 +69,8 @@ def test_profile_streams_count_in_flow_statistics():
         stats = [s.to_json()["flow_stats"] for s in streams]
         assert [f["stream_id"] for f in stats[:3]] == [FLOW_PG_BASE + direction] * 3
         assert stats[-1]["rule_type"] == "latency"  # ours, added after the profile's
+        # the latency probe is the profile's first packet, so the router routes it alike
+        assert streams[-1].get_pkt()[26:34] == streams[0].get_pkt()[26:34]
     assert spec.describe()["flows"] == 253 * 253
     assert spec.describe()["flow_ranges"] == [["src", 253], ["dst", 253]]
 

@@ -113,15 +113,23 @@ def build_streams(api: ModuleType, spec: TrafficSpec, direction: int) -> list:
 def _latency(api: ModuleType, spec: TrafficSpec, direction: int) -> list:
     """The latency stream of a direction (0.1 % of its packets), if asked for."""
     streams = []
-    flows = spec.flows if direction == 0 else spec.flows.mirrored()
     if spec.latency:
         weights = float(sum(weight for _, weight in spec.mix))
         streams.append(
             api.STLStream(
                 name=f"d{direction}-latency",
-                packet=api.STLPktBuilder(pkt=_packet(api, flows, MIN_FRAME[spec.ip_version])),
+                packet=_latency_packet(api, spec, direction),
                 mode=api.STLTXCont(pps=weights * LATENCY_SHARE),
                 flow_stats=api.STLFlowLatencyStats(pg_id=LATENCY_PG_BASE + direction),
             )
         )
     return streams
+
+
+def _latency_packet(api: ModuleType, spec: TrafficSpec, direction: int):
+    """The latency probe: the first flow of the direction, so the device routes it like the
+    test traffic (a profile file's own first packet, its field engine left out)."""
+    if spec.file:
+        return api.STLPktBuilder(pkt_buffer=spec.file.streams[direction][0].get_pkt())
+    flows = spec.flows if direction == 0 else spec.flows.mirrored()
+    return api.STLPktBuilder(pkt=_packet(api, flows, MIN_FRAME[spec.ip_version]))
