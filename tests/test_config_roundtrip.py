@@ -66,6 +66,35 @@ def test_language_cannot_set_a_sub_interface_mac_so_dump_leaves_it_out() -> None
     assert back.interfaces[phy.name].mac == "02:00:00:00:00:01"
 
 
+@pytest.mark.parametrize(("device", "written"), [("af-packet", None), ("virtio", None),
+                                                 ("dpdk", "dpdk")])
+def test_dump_writes_device_type_only_in_the_languages_spelling(
+    device: str, written: str | None
+) -> None:
+    # vpp-real's af_packet PHYs report `af-packet`; the language (IPng's) knows only dpdk.
+    phy = Interface(name="host-ge0", kind=InterfaceKind.PHY, device_type=device)
+    text = config.to_yaml(Dataplane(interfaces=FrozenDict({phy.name: phy})))
+    assert config.to_dict(config.loads(text))["interfaces"]["host-ge0"].get("device-type") \
+        == written
+    assert (f"device-type: {device}" in text) == (written is not None)
+
+
+def test_a_sub_interface_without_its_parent_is_listed_under_the_parents_name() -> None:
+    # dump's block of foreign objects can hold a hand-made sub of a PHY or bond
+    # that is not in the block itself; it used to vanish (and a bridge naming it
+    # then named nothing).
+    sub = Interface(name="BondEthernet0.7", kind=InterfaceKind.SUB, parent="BondEthernet0",
+                    sub_id=7, mtu=9000, state="down", encapsulation=Encapsulation(dot1q=7))
+    text = config.to_yaml(Dataplane(interfaces=FrozenDict({sub.name: sub})))
+    body = yaml.safe_load(text)["interfaces"]["BondEthernet0"]
+    assert body == {"sub-interfaces": {7: {"mtu": 9000, "state": "down"}}}
+
+
+def test_an_empty_dump_is_an_explicitly_empty_config() -> None:
+    text = config.to_yaml(Dataplane())
+    assert config.loads(text) == Dataplane()  # not refused as an empty file
+
+
 # --- generated configs -------------------------------------------------------------
 
 MTUS = st.sampled_from([1500, 2000, 9000, 9216])

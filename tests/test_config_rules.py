@@ -3,16 +3,19 @@ message naming the problem, and the nearby valid variants must pass."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from vppcfg import config
+from vppcfg.model import FrozenDict
 
 PHYS = "".join(f"  GigabitEthernet3/0/{i}: {{}}\n" for i in range(4))
 
 INVALID = {
     "bridge member mtu": (
         "interfaces:\n  GigabitEthernet3/0/0: {mtu: 9000}\n"
-        "bridgedomains:\n  bd1: {interfaces: [GigabitEthernet3/0/0]}\n",
+        "bridgedomains:\n  bd1: {mtu: 1500, interfaces: [GigabitEthernet3/0/0]}\n",
         "member GigabitEthernet3/0/0 has MTU 9000, the bridge has 1500",
     ),
     "bvi not a loopback": (
@@ -25,7 +28,7 @@ INVALID = {
         "loop1 is already the bvi of bd1",
     ),
     "bvi mtu": (
-        "loopbacks:\n  loop1: {mtu: 9000}\nbridgedomains:\n  bd1: {bvi: loop1}\n",
+        "loopbacks:\n  loop1: {mtu: 9000}\nbridgedomains:\n  bd1: {mtu: 1500, bvi: loop1}\n",
         "bvi loop1 has MTU 9000, the bridge has 1500",
     ),
     "member of two bridges": (
@@ -294,3 +297,18 @@ def test_instance_ranges(section: str, name: str, body: str, ok: bool) -> None:
     else:
         with pytest.raises(config.ConfigError, match="is not a valid name here"):
             config.loads(text)
+
+
+def test_a_bridge_without_an_mtu_takes_members_of_any_mtu() -> None:
+    # VPP bridges have no MTU: a dump of one whose members differ must check.
+    dp = config.loads(
+        "interfaces:\n  GigabitEthernet3/0/0: {mtu: 9000}\n  GigabitEthernet3/0/1: {}\n"
+        "loopbacks:\n  loop1: {mtu: 9216}\n"
+        "bridgedomains:\n  bd1: {bvi: loop1, interfaces: [GigabitEthernet3/0/0, "
+        "GigabitEthernet3/0/1]}\n"
+    )
+    assert config.loads(config.to_yaml(dp)) == dp
+    # the dump's bridge (MTU = the largest member's) writes no MTU its members lack
+    live = dp.bridge_domains["bd1"]
+    mixed = replace(dp, bridge_domains=FrozenDict({"bd1": replace(live, mtu=9216)}))
+    assert "mtu" not in config.to_dict(mixed)["bridgedomains"]["bd1"]

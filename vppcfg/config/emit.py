@@ -47,7 +47,8 @@ def to_dict(dp: Dataplane) -> dict[str, Any]:
         ("bondethernets", {n: _bond(b) for n, b in sorted(dp.bonds.items())}),
         ("vxlan_tunnels", {n: _vxlan(v) for n, v in sorted(dp.vxlan_tunnels.items())}),
         ("taps", {n: _tap(t) for n, t in sorted(dp.taps.items())}),
-        ("bridgedomains", {n: _bridge(b) for n, b in sorted(dp.bridge_domains.items(), key=_bd)}),
+        ("bridgedomains", {n: _bridge(b, dp) for n, b in sorted(dp.bridge_domains.items(),
+                                                                 key=_bd)}),
         ("prefixlists", {n: _prefixlist(p) for n, p in sorted(dp.prefixlists.items())}),
         ("acls", {n: _acl(a) for n, a in sorted(dp.acls.items())}),
     )
@@ -224,9 +225,11 @@ def _tap(tap: Tap) -> dict[str, Any]:
     return out
 
 
-def _bridge(bridge: BridgeDomain) -> dict[str, Any]:
+def _bridge(bridge: BridgeDomain, dp: Dataplane) -> dict[str, Any]:
     out: dict[str, Any] = {"description": bridge.description} if bridge.description else {}
-    if bridge.mtu != 1500:
+    # A written MTU binds every member and the BVI: only when they all have it.
+    ports = [dp.interfaces.get(n) for n in (*bridge.members, bridge.bvi) if n]
+    if bridge.mtu != 1500 and all(p is None or p.mtu == bridge.mtu for p in ports):
         out["mtu"] = bridge.mtu
     if bridge.bvi:
         out["bvi"] = bridge.bvi

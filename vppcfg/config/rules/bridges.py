@@ -1,4 +1,5 @@
-"""Bridge domains: members and BVI exist, belong to one bridge only and share its MTU."""
+"""Bridge domains: members and BVI exist, belong to one bridge only and share its
+MTU when it is given."""
 
 from __future__ import annotations
 
@@ -37,8 +38,15 @@ def _member(ctx: Context, key: str, field: tuple, bridge: BridgeDomain, name: st
         ctx.report(key, field, f"{name} is the bridge's bvi; do not list it as a member too")
     if name in ctx.bond_of:
         ctx.report(key, field, f"{name} is a member of {ctx.bond_of[name]}")
-    if member.mtu != bridge.mtu:
+    if _mtu_given(ctx, key) and member.mtu != bridge.mtu:
         ctx.report(key, field, f"member {name} has MTU {member.mtu}, the bridge has {bridge.mtu}")
+
+
+def _mtu_given(ctx: Context, key: str) -> bool:
+    """A bridge's `mtu`, when written, binds its members and BVI (IPng's rule).
+    VPP bridges have no MTU and take members of any, so without one they may
+    differ: a dump of such a bridge must check."""
+    return "mtu" in ctx.raw_of(key)
 
 
 def _bvi(ctx: Context, key: str, bridge: BridgeDomain) -> None:
@@ -48,7 +56,7 @@ def _bvi(ctx: Context, key: str, bridge: BridgeDomain) -> None:
         return
     if ctx.bvi_of[bridge.bvi] != bridge.name:
         ctx.report(key, "bvi", f"{bridge.bvi} is already the bvi of {ctx.bvi_of[bridge.bvi]}")
-    if bvi.mtu != bridge.mtu:
+    if _mtu_given(ctx, key) and bvi.mtu != bridge.mtu:
         ctx.report(key, "bvi", f"bvi {bridge.bvi} has MTU {bvi.mtu}, the bridge has {bridge.mtu}")
     if bvi.unnumbered:
         ctx.report(key, "bvi", f"bvi {bridge.bvi} is unnumbered")
