@@ -199,3 +199,26 @@ def test_an_operation_that_raises_counts_after_what_was_queued_before_it(vpp_sim
         assert outcome.after_failure == []
         assert outcome.rollback is not None and outcome.rollback.complete
         assert conn.dump() == pre
+
+
+def test_every_message_the_code_names_is_in_the_modules_loaded():
+    """vppcfg loads only API_MODULES (and the *_types files): every message
+    the executors, the dump and the backend name must be defined in them."""
+    import json
+    import re
+
+    from vppcfg.sim.codec import DEFAULT_API_DIR
+    from vppcfg.vpp.connection import API_MODULES, api_files
+
+    def messages(files: list[str]) -> set[str]:
+        return {m[0] for f in files for m in json.loads(Path(f).read_text())["messages"]}
+
+    every = messages(api_files(DEFAULT_API_DIR))
+    loaded = messages(api_files(DEFAULT_API_DIR, API_MODULES))
+    source = Path(__file__).resolve().parents[1] / "vppcfg"
+    named = {word for path in [*source.glob("objects/*.py"), *source.glob("vpp/*.py"),
+                               *source.glob("apply/*.py"), *source.glob("commands/*.py")]
+             for word in re.findall(r'"([a-z0-9_]+)"', path.read_text())} & every
+    assert len(named) > 50
+    assert named <= loaded, sorted(named - loaded)
+    assert len(loaded) < len(every)
