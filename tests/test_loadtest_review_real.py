@@ -44,8 +44,10 @@ def test_the_reviews_loop_runs_unchanged_on_a_real_trex(trex_real_factory, tmp_p
             assert total["tx_packets"] > 0 and total["loss_ratio"] == 0.0, (name, label, total)
             assert total["rx_packets"] <= total["port_rx_packets"]
         for d in run["summary"]["directions"]:
-            # asked 1 % of line; a software T-Rex on a busy machine may send a little less
-            assert 0.5 < d["lossless_pct_line"] <= 1.0 + 1e-9, (name, d)
+            # asked 1 % of line, lost nothing: lossless is what was sent, 1 % unless the
+            # software T-Rex on a busy machine could not send that much (and says so)
+            assert 0 < d["lossless_pct_line"] <= 1.0 + 1e-9, (name, d)
+            assert d["generator_limited"] or d["lossless_pct_line"] >= 0.95, (name, d)
     report = tmp_path / "report.html"
     proc = trex.run([TREX_LOADTEST, "report", *map(str, files), "-o", str(report)])
     assert proc.returncode == 0, proc.stderr
