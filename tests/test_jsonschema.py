@@ -177,3 +177,18 @@ def test_schema_command_writes_the_schema(tmp_path: Path) -> None:
     out = tmp_path / "vppcfg.schema.json"
     assert main(["schema", "-o", str(out)]) == 0
     assert json.loads(out.read_text(encoding="utf-8")) == jsonschema.build()
+
+
+def test_draft_7_editors_read_it_the_same(validator: Any) -> None:
+    """It uses only keywords draft 7 also has, for editors whose validator is at draft 7."""
+    draft7 = jsonschema_lib.Draft7Validator(validator.schema)
+    docs = [parsed(p) for p in [*EXAMPLES, *CORPUS]]
+    datas = [as_json(copy.deepcopy(d.data)) for d in docs if d is not None]
+    assert any(not validator.is_valid(d) for d in datas)  # both kinds are compared
+    for data in datas:
+        assert draft7.is_valid(data) == validator.is_valid(data), data
+    for tag, values in SAMPLES.items():
+        ref = {"$ref": f"#/$defs/{tag}", "$defs": validator.schema["$defs"]}
+        for value in values:
+            assert (jsonschema_lib.Draft7Validator(ref).is_valid(value)
+                    == jsonschema_lib.Draft202012Validator(ref).is_valid(value)), (tag, value)
