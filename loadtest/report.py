@@ -281,6 +281,7 @@ def comparison_chart(runs: list[Run]) -> Markup | None:
 class Cell:
     run: Run
     text: str  # "81.7k (100%)"
+    generator_limited: bool = False  # the generator, not the device, set the figure
 
 
 @dataclass
@@ -302,7 +303,8 @@ def fmt_rate(pps: float) -> str:
 
 def _lossless(run: Run) -> Cell:
     worst = min(run.directions, key=lambda d: d["lossless_pps"])  # both directions held it
-    return Cell(run, f"{fmt_rate(worst['lossless_pps'])} ({worst['lossless_pct_line']:.3g}%)")
+    return Cell(run, f"{fmt_rate(worst['lossless_pps'])} ({worst['lossless_pct_line']:.3g}%)",
+                any(d.get("generator_limited") for d in run.directions))
 
 
 def summary_table(runs: list[Run]) -> SummaryTable | None:
