@@ -53,6 +53,18 @@ def ansible_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def fleet_playbook(run_dir: Path, *args: str,
+                   **env: str) -> subprocess.CompletedProcess[str]:
+    """Run examples/fleet/playbook.yaml with the routers' sockets in RUN_DIR."""
+    return subprocess.run(
+        [ansible_bin("ansible-playbook"), "playbook.yaml", "-e", f"fleet_run_dir={run_dir}",
+         "-e", "vppcfg_confirm_seconds=60", *args],
+        cwd=FLEET, env=ansible_env(run_dir / "ansible-home",
+                                   ANSIBLE_CONFIG=str(FLEET / "ansible.cfg"), **env),
+        capture_output=True, text=True, timeout=300,
+    )
+
+
 def recap(output: str) -> dict[str, dict[str, int]]:
     """PLAY RECAP per host: {host: {ok, changed, unreachable, failed}}."""
     return {

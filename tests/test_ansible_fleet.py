@@ -5,27 +5,17 @@ the rollout at a router that fails, which rolls itself back."""
 from __future__ import annotations
 
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.ansible_tools import FLEET, ansible_bin, ansible_env, recap, sim_routers
+from tests.ansible_tools import fleet_playbook as playbook
+from tests.ansible_tools import recap, sim_routers
 
 ROUTERS = ["r1", "r2", "r3"]
 LOOPBACKS = {"r1": "192.0.2.1/32", "r2": "192.0.2.2/32", "r3": "192.0.2.3/32"}
-
-
-def playbook(run_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [ansible_bin("ansible-playbook"), "playbook.yaml", "-e", f"fleet_run_dir={run_dir}",
-         "-e", "vppcfg_confirm_seconds=60", *args],
-        cwd=FLEET, env=ansible_env(run_dir / "ansible-home", ANSIBLE_CONFIG=str(
-            FLEET / "ansible.cfg")),
-        capture_output=True, text=True, timeout=180,
-    )
 
 
 def loopback_addresses(dump) -> tuple[str, ...]:
