@@ -129,6 +129,10 @@ class TrexMeasurer(AbstractMeasurer):
         stopped_early = self._wait(intended_duration)
         traffic_seconds = self.clock() - sending
         time.sleep(self.plan.drain)
+        # the real server counts flow statistics (the loss) of the next run only once the RX
+        # filters of this one are gone; stop() removes them (after the drain: a packet that
+        # arrives later counts as an error, not as received)
+        self.client.stop(ports=self.tx_ports, rx_delay_ms=0)
         stats = self.session.settled_stats(self.ports, self.plan.stats_tick, MAX_SETTLE_READS)
         trial = self._trial(intended_duration, intended_load, stats, started, stopped_early)
         trial["traffic_seconds"] = round(traffic_seconds, 6)

@@ -48,7 +48,7 @@ SUPPORTED_CMDS = [
     "resume_streams", "update_streams", "validate", "remove_rx_filters", "get_tpg_state",
 ]
 # methods that need the port's handler and reply {} with no further effect here
-OWNED_NOOPS = {"set_rx_feature", "service", "remove_rx_filters", "set_l2", "set_l3",
+OWNED_NOOPS = {"set_rx_feature", "service", "set_l2", "set_l3",
                "set_vlan", "conf_ipv6", "conf_ns_batch", "push_pkts", "start_capture_port",
                "stop_capture_port", "set_capture_port_bpf", "pause_streams",
                "resume_streams", "update_streams"}
@@ -86,9 +86,18 @@ class Port:
     promiscuous: bool = False
     multicast: bool = False
     service: bool = False
+    # RX filters of flow-statistics streams, set by a start and kept until remove_rx_filters
+    # (the client removes them after stop and wait_on_traffic). Over filters still set by an
+    # earlier run the real server counts no flow-statistics RX at all for the new run.
+    rx_filters: bool = False
 
     def running(self) -> list[Stream]:
         return [s for s in self.streams.values() if s.enabled and s.self_start]
+
+    def run_counts_flow_rx(self) -> bool:
+        """Whether flow statistics count what the current (or last) run delivers."""
+        segments = self.traffic.segments
+        return segments[-1].flow_rx if segments else True
 
 
 class TrexState:
@@ -416,7 +425,9 @@ class TrexState:
         now = self.clock()
         port.mult = multiplier_for(mul, streams, self.speed_bps)
         port.duration_left = duration if duration > 0 else -1.0
-        port.t_end = port.traffic.start(now, streams, port.mult, duration)
+        stale = port.rx_filters
+        port.rx_filters = any(s.pg_id is not None for s in streams)
+        port.t_end = port.traffic.start(now, streams, port.mult, duration, flow_rx=not stale)
         port.state, port.profile = "TX", profile
         self.emit(EV_PROFILE_STARTED, {"port_id": port.port_id, "profile_id": profile})
         self.emit(EV_PORT_STARTED, {"port_id": port.port_id})
@@ -428,7 +439,7 @@ class TrexState:
         if port.duration_left > 0 and seg is not None:
             port.duration_left = max(port.duration_left - seg.virtual_elapsed(now), 1e-9)
         port.t_end = port.traffic.start(now, port.running(), port.mult, port.duration_left,
-                                        first=False)
+                                        first=False, flow_rx=port.run_counts_flow_rx())
 
     def rpc_update_traffic(self, p: Params) -> dict:
         port = self._owned_port(p)
@@ -454,6 +465,10 @@ class TrexState:
         port.t_end, port.duration_left = math.inf, -1.0
         self.emit(EV_PROFILE_STOPPED, {"port_id": port.port_id, "profile_id": port.profile})
         self.emit(EV_PORT_STOPPED, {"port_id": port.port_id})
+
+    def rpc_remove_rx_filters(self, p: Params) -> dict:
+        self._owned_port(p).rx_filters = False
+        return {}
 
     def rpc_stop_traffic(self, p: Params) -> dict:
         port = self._owned_port(p)
@@ -484,7 +499,7 @@ class TrexState:
             raise self._state_error("resume", port, profile)
         now = self.clock()
         port.t_end = port.traffic.start(now, port.running(), port.mult, port.duration_left,
-                                        first=False)
+                                        first=False, flow_rx=port.run_counts_flow_rx())
         port.state = "TX"
         self.emit(EV_PROFILE_RESUMED, {"port_id": port.port_id, "profile_id": profile})
         self.emit(EV_PORT_RESUMED, {"port_id": port.port_id})

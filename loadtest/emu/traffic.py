@@ -90,6 +90,14 @@ class Counts:
 
     tx: dict[int, int] = field(default_factory=dict)
     rx: dict[int, int] = field(default_factory=dict)
+    # received but not counted by flow statistics (a run started over stale RX filters)
+    unseen: dict[int, int] = field(default_factory=dict)
+
+    def copy(self) -> Counts:
+        return Counts(dict(self.tx), dict(self.rx), dict(self.unseen))
+
+    def flow_rx(self, key: int) -> int:
+        return self.rx.get(key, 0) - self.unseen.get(key, 0)
 
 
 @dataclass
@@ -107,13 +115,14 @@ class Segment:
     scale: float  # actual / asked rate: how fast the scheduler's virtual time runs
     extra: int  # 1 when the first packet goes out at t0 itself (the 30001 effect)
     t1: float = math.inf  # closed by update/stop
+    flow_rx: bool = True  # flow statistics count what arrives (False: stale RX filters)
 
     def virtual_elapsed(self, t: float) -> float:
         return max(0.0, min(t, self.t1, self.t_end) - self.t0) * self.scale
 
     def counts(self, t: float) -> Counts:
         dt = min(t, self.t1, self.t_end) - self.t0
-        out = Counts(dict(self.start.tx), dict(self.start.rx))
+        out = self.start.copy()
         if dt < 0:
             return out
         done = t >= self.t_end and self.t1 >= self.t_end  # ran out: every cap reached
@@ -123,6 +132,8 @@ class Segment:
             sent = cap if done else min(math.floor(self.tx_pps[sid] * dt + 1e-9) + self.extra, cap)
             out.tx[sid] = self.start.tx[sid] + sent
             out.rx[sid] = self.start.rx[sid] + math.floor(sent * self.fwd + 1e-9)
+            if not self.flow_rx:
+                out.unseen[sid] = self.start.unseen.get(sid, 0) + out.rx[sid] - self.start.rx[sid]
         return out
 
 
@@ -198,11 +209,12 @@ class PortTraffic:
 
     # -- running -------------------------------------------------------------------------
     def start(self, t: float, streams: list[Stream], mult: float, duration: float,
-              first: bool = True) -> float:
+              first: bool = True, flow_rx: bool = True) -> float:
         """Open a segment at time t; returns when the transmission ends by itself.
 
         `duration` is in the scheduler's virtual time (<= 0: none); `first` is False when
-        an update or resume continues a run.
+        an update or resume continues a run; `flow_rx` False when flow statistics do not
+        count what this run's streams deliver.
         """
         extra = 1 if (first and self.cfg.off_by_one and duration > 0) else 0
         now = self.counts_at(t)
@@ -235,7 +247,7 @@ class PortTraffic:
         offered = sum(tx_pps.values())
         fwd, lat = self._device(offered)
         self.segments.append(Segment(t, t_end, list(streams), tx_pps, fwd, now, caps, lat,
-                                     scale, extra))
+                                     scale, extra, flow_rx=flow_rx))
         return t_end
 
     def stop(self, t: float) -> None:
@@ -267,7 +279,7 @@ class PortTraffic:
         for seg in reversed(self.segments):
             if seg.t0 <= t:
                 return seg.counts(t)
-        return Counts(dict(self.settled.tx), dict(self.settled.rx))
+        return self.settled.copy()
 
     def visible(self, t: float) -> Counts:
         """Counters as the server shows them: current (the real server's are), or with a
