@@ -82,6 +82,10 @@ def test_plan_apply_confirm_and_facts(run) -> None:
     assert facts["vppcfg_config"]["loopbacks"]["loop0"]["addresses"] == ["192.0.2.1/32"]
     assert facts["vppcfg_foreign"] == []
 
+    emptied = run("vppcfg", {"config": "loopbacks: {}\n"})  # no loopbacks: loop0 goes
+    assert emptied["changed"] is True and "delete loopback" in "\n".join(emptied["plan"])
+    assert loopback(run.sim) is None
+
 
 def test_bad_input_and_unreachable_vpp_fail_plainly(run, tmp_path: Path) -> None:
     result = run("vppcfg", {"config": "loopbacks:\n  loop0:\n    mtu: big\n"})

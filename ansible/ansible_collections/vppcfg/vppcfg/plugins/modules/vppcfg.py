@@ -150,7 +150,7 @@ def load_config(module):
 
     params = module.params
     try:
-        if params["src"]:
+        if params["src"] is not None:
             return config.load(params["src"])
         return config.loads(params["config"], filename="config")
     except config.ConfigError as err:
@@ -198,7 +198,7 @@ def apply(module, result):
     """Apply through `vppcfg apply` (lock, verify, rollback, confirm timer)."""
     params = module.params
     path, temporary = params["src"], None
-    if not path:
+    if path is None:
         fd, temporary = tempfile.mkstemp(prefix="vppcfg-", suffix=".yaml")
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             out.write(params["config"])
@@ -214,7 +214,8 @@ def apply(module, result):
         # Rolled back completely: the router is as it was (format_outcome's words).
         result["changed"] = ROLLED_BACK not in report
         module.fail_json(msg=first, **result)
-    result["changed"] = True
+    # VPP may have come to match between the plan and the apply.
+    result["changed"] = not report.startswith("nothing to do")
     result["msg"] = report.splitlines()[0]
 
 
@@ -228,7 +229,7 @@ def confirm(module):
 
 
 def present(module):
-    if not module.params["config"] and not module.params["src"]:
+    if module.params["config"] is None and module.params["src"] is None:
         module.fail_json(msg="state=present needs config or src")
     desired = load_config(module)
     lines, counts = make_plan(module, desired)
