@@ -299,4 +299,10 @@ def summary_lines(result: dict) -> list[str]:
             f"{fmt_pps(d['max_forwarded_pps'])} ({d['max_forwarded_pct_line']:.2f}%)"
             + ("  [generator could not reach the asked rate]" if d["generator_limited"] else "")
         )
+    for label, t in (result["summary"].get("totals") or {}).items():
+        lines.append(
+            f"{label}: {t['tx_packets']} test packets sent, {t['lost_packets']} lost "
+            f"({t['loss_ratio'] * 100:.4f}%); port counters: {t['port_tx_packets']} sent, "
+            f"{t['port_rx_packets']} received"
+        )
     return lines

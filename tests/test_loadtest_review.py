@@ -24,6 +24,7 @@ from loadtest.client import load_api
 load_api()  # before the emulator imports zmq: the client brings its own binding
 
 from loadtest.cli import main  # noqa: E402
+from loadtest.ramp import summary_lines  # noqa: E402
 from tests.graphrb_contract import graph_rb_problems, no_nan  # noqa: E402
 from tests.trex_fixtures import start_emulator  # noqa: E402
 
@@ -191,6 +192,9 @@ def test_loss_is_exact_although_the_router_sends_its_own_packets(trex_emu_factor
         assert total["port_loss_ratio"] < 0.19  # what port counters alone would claim
         for sample in run["samples"][1:]:  # every sample at 1.25 Mpps
             assert sample["directions"][label]["loss_ratio"] == pytest.approx(0.2, abs=1e-3)
+    lines = summary_lines(run)
+    assert any(line.startswith("1->0: ") and " lost (20.0000%); port counters: " in line
+               for line in lines), lines
     # a one-way run: port 0 receives only the router's packets, and no test packet
     assert main(["ramp", "-p", "64", "-rt", "1", "-o", str(out), *_ports(emu), *FAST]) == 0
     total = json.loads(out.read_text())["summary"]["totals"]["0->1"]
