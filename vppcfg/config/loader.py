@@ -11,8 +11,11 @@ address such as ``10:20:30:40:50:51`` must never turn into an integer.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
@@ -80,6 +83,7 @@ _BUILDERS = {
     "tag:yaml.org,2002:value": lambda v: v,
 }
 _MERGE = "<<"
+_COLLECTIONS = (dict, list)  # what the builder makes of maps and sequences
 
 
 def _node(kind: str, value: str) -> ScalarNode:
@@ -162,8 +166,26 @@ def decode(raw: bytes, filename: str) -> str:
         raise ConfigIOError([Problem(filename, line, column, "", message)]) from None
 
 
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Parsing a large file allocates many small objects and frees none; the
+    cyclic collector would rescan them over and over."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def parse(text: str, filename: str) -> Document:
     """Parse YAML text into a Document; raise ConfigError on any YAML problem."""
+    with gc_paused():
+        return _parse(text, filename)
+
+
+def _parse(text: str, filename: str) -> Document:
     if len(text) > MAX_BYTES:
         raise ConfigIOError([Problem(filename, 0, 0, "", _too_big(len(text.encode())))])
     builder = _Builder(filename)
@@ -267,6 +289,8 @@ class _Builder:
             text = event.value
             if text and text[0] not in _IMPLICIT_FIRST:  # cannot be a number, bool or null
                 return text
+            if "/" in text:  # no implicit type has a slash: an address or a prefix
+                return text
             if text in self.plain:  # the same words recur (mtu: 9000, true, ...)
                 return self.plain[text]
             tag = _RESOLVER.resolve(ScalarNode, event.value, (True, False))
@@ -315,21 +339,21 @@ class _Builder:
         self._value(value, event, size)
 
     def _value(self, value: Any, event: yaml.Event, size: int) -> Path:
-        """Attach a value (or a map key) to the container being built."""
-        mark = _pos(event.start_mark)
+        """Attach a value (or a map key) to the container being built; the
+        value's path (a key's path is not used: keys are never containers)."""
         if not self.stack:
             self.root = value
             return ()
         frame = self.stack[-1]
-        if isinstance(frame.container, list):
+        if type(frame.container) is list:
             path = (*frame.path, index(len(frame.container)))
             frame.container.append(value)
             frame.size += size
-            self.marks[path] = mark
+            self.marks[path] = _pos(event.start_mark)
             return path
         if not frame.have_key:
             self._key(frame, value, event)
-            return (*frame.path, value)
+            return ()
         frame.have_key = False
         key = frame.key
         path = (*frame.path, key)
@@ -351,13 +375,13 @@ class _Builder:
         frame.container[key] = value
         frame.key_lines[key] = frame.key_mark.line + 1
         # Collections point at their key; scalar values at themselves.
-        self.marks[path] = (
-            _pos(frame.key_mark) if isinstance(value, dict | list) or value is None else mark
+        self.marks[path] = _pos(
+            frame.key_mark if value is None or type(value) in _COLLECTIONS else event.start_mark
         )
         return path
 
     def _key(self, frame: _Frame, value: Any, event: yaml.Event) -> None:
-        if isinstance(value, dict | list):
+        if type(value) in _COLLECTIONS:
             raise _Fail(event.start_mark, "map keys must be plain values, not maps or lists")
         frame.key, frame.key_mark, frame.have_key = value, event.start_mark, True
 

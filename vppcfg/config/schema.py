@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 import yamale
+import yamale.util
 from yamale import validators as yv
 from yamale.schema.datapath import DataPath
 
 from vppcfg.config import names, tables
-from vppcfg.config.loader import Document
+from vppcfg.config.loader import Document, gc_paused
 from vppcfg.config.problems import Path, Problem, format_path, index
 
 SECTIONS = {
@@ -239,6 +241,11 @@ def check_detailed(doc: Document) -> tuple[list[Problem], set[Path]]:
 
     Null object bodies (`loop0:` with nothing under it) are made empty maps in
     place, since they mean "all defaults"."""
+    with gc_paused():  # many small, short-lived objects: no cycles to find
+        return _check_detailed(doc)
+
+
+def _check_detailed(doc: Document) -> tuple[list[Problem], set[Path]]:
     problems: list[Problem] = []
     broken: set[Path] = set()
     data = doc.data
@@ -293,9 +300,109 @@ def _checked(
 ) -> list[Problem]:
     """The null problems, then yamale's, leaving out yamale's at the same spots
     (one message per spot is enough)."""
+    if accepts(include, obj):  # yamale would find nothing: skip its slow walk
+        return nulls
     said = {p.path for p in nulls}
     found = _validate(doc, compiled().includes[include], obj, path)
     return nulls + [p for p in found if p.path not in said]
+
+
+# --- a fast yes/no with yamale's semantics ------------------------------------------
+# yamale builds a path object and an error string for every field it visits,
+# which is most of the time of a check. The same schema compiled into closures
+# answers only "would yamale find an error?", following Schema._validate step
+# by step and calling the same validators (types and constraints); objects it
+# rejects still go through yamale, for yamale's own messages.
+
+Accept = Callable[[Any], bool]
+
+
+def accepts(include: str, obj: Any) -> bool:
+    """Whether yamale finds no error in `obj` as an instance of `include`."""
+    return _acceptors()[(include, True)](obj)
+
+
+@lru_cache(maxsize=1)
+def _acceptors() -> dict[tuple[str, bool], Accept]:
+    """(include, strict) -> its acceptor, compiled on first use (includes may
+    refer to themselves: a sub-interface's body)."""
+    schema = compiled()
+    table: dict[tuple[str, bool], Accept] = {}
+
+    def include(name: str, strict: bool) -> Accept:
+        key = (name, strict)
+        if key not in table:
+            table[key] = lambda data: table[key](data)  # a forward reference while compiling
+            table[key] = _compile(schema.includes[name]._schema, strict, include)
+        return table[key]
+
+    for name in schema.includes:
+        include(name, True)
+    return table
+
+
+def _compile(node: Any, strict: bool, include: Callable[[str, bool], Accept]) -> Accept:
+    if yamale.util.is_map(node) or yamale.util.is_list(node):
+        return _static(node, strict, include)
+    validator: yv.Validator = node
+    skip_none = validator.is_optional and validator.can_be_none
+    then = _then(validator, strict, include)
+
+    def accept(data: Any) -> bool:
+        if data is None and skip_none:
+            return True
+        return not validator.validate(data) and (then is None or then(data))
+
+    return accept
+
+
+def _then(validator: yv.Validator, strict: bool,
+          include: Callable[[str, bool], Accept]) -> Accept | None:
+    """What yamale checks after a validator's own test passed."""
+    if isinstance(validator, yv.Include):
+        inner = validator.strict
+        return include(validator.include_name, strict if inner is None else inner)
+    subs = [_compile(v, strict, include) for v in getattr(validator, "validators", ())]
+    if not subs:
+        return None
+    if isinstance(validator, yv.Map | yv.List):
+        keys = yamale.util.get_keys
+        return lambda data: all(any(s(data[k]) for s in subs) for k in keys(data))
+    if isinstance(validator, yv.Any):
+        return lambda data: any(s(data) for s in subs)
+    if isinstance(validator, yv.Subset):
+        def each(data: Any) -> list[Any]:
+            if yamale.util.is_map(data):
+                return [{k: v} for k, v in data.items()]
+            return list(data) if yamale.util.is_list(data) else [data]
+        return lambda data: all(any(s(x) for s in subs) for x in each(data))
+    return None
+
+
+def _static(node: Any, strict: bool, include: Callable[[str, bool], Accept]) -> Accept:
+    """A literal map or list in the schema: its keys are fixed."""
+    is_map = yamale.util.is_map(node)
+    fits = yamale.util.is_map if is_map else yamale.util.is_list
+    known = set(yamale.util.get_keys(node))
+    items = [(key, _compile(sub, strict, include),
+              isinstance(sub, yv.Validator) and sub.is_optional)
+             for key, sub in yamale.util.get_iter(node)]
+
+    def accept(data: Any) -> bool:
+        if not fits(data) or (strict and not known.issuperset(yamale.util.get_keys(data))):
+            return False
+        for key, sub, optional in items:
+            try:
+                item = data[key]
+            except (KeyError, IndexError):
+                if optional:
+                    continue
+                return False
+            if not sub(item):
+                return False
+        return True
+
+    return accept
 
 
 def _sub_ids(doc: Document, obj: Any, path: Path) -> list[Problem]:
