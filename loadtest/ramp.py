@@ -121,6 +121,38 @@ def totals(first: dict, last: dict, dirs: list[Direction]) -> dict:
     return out
 
 
+def settle_losses(samples: list[dict], label: str, lost_at_end: int | None) -> None:
+    """Do not count packets still on their way as lost.
+
+    Packets in flight through the device (its queues, af_packet rings) when a sample
+    is read were sent but not yet received: they look lost and arrive in a later
+    sample (a real VPP holds thousands). What was lost by the end of a sample is at
+    most the TX - RX deficit of every later read, the drained one included (that
+    one is the loss): when that bound is 0, the sample and all before it lost
+    nothing. Past that point in flight and lost cannot be told apart; a sample keeps
+    the larger of its own deficit growth and its growth of the bound, so a loss is
+    never hidden. `lost_at_end`: the drained deficit, None when there was no drain.
+    """
+    rows = [s["directions"][label] for s in samples if label in s["directions"]]
+    bounds, deficit = [], 0
+    for row in rows:
+        row.setdefault("instant_loss_ratio", row["loss_ratio"])
+        deficit += row["tx_packets"] - row["rx_packets"]
+        bounds.append(deficit)
+    bound = math.inf if lost_at_end is None else lost_at_end
+    for i in reversed(range(len(bounds))):
+        bound = bounds[i] = max(0, min(bound, bounds[i]))
+    before = 0
+    for row, lost_by_now in zip(rows, bounds, strict=True):
+        growth, before = lost_by_now - before, lost_by_now
+        own = row["tx_packets"] - row["rx_packets"]
+        lost = max(growth, own) if lost_by_now > 0 else 0
+        row["lost_packets"] = lost
+        row["loss_ratio"] = min(1.0, lost / row["tx_packets"]) if row["tx_packets"] > 0 else 0.0
+        rx = row["rx_window_pps"] if row.get("rx_window_pps") is not None else row["rx_pps"]
+        row["forwarded_pps"] = min(row["offered_pps"] * (1.0 - row["loss_ratio"]), rx)
+
+
 class RampRun:
     """One ramp through an open session; `result` is valid JSON at every moment."""
 
@@ -264,6 +296,13 @@ class RampRun:
 
     def _finish(self) -> None:
         self.progress.close()
+        for d in self.dirs:
+            lost = None
+            if self.first is not None and self.final is not None:
+                sent, received = (a - b for a, b in zip(sent_received(self.final, d),
+                                                       sent_received(self.first, d), strict=True))
+                lost = sent - received
+            settle_losses(self.result["samples"], d.label, lost)
         dirs = summarize(self.result["samples"], self.dirs, self.line_pps, self.threshold)
         summary: dict = {"directions": dirs}
         if self.first is not None and self.final is not None:
