@@ -118,3 +118,14 @@ def test_an_update_keeps_the_counters_in_tick_steps():
     tr.start(0.7, [make_stream()], 200.0, -1, first=False)  # update to 20 kpps at 0.7 s
     assert tr.totals(tr.visible(0.9))[0] == 5000  # still the 0.5 s tick
     assert tr.totals(tr.visible(1.0))[0] == 7000 + 6000
+
+
+def test_packets_in_the_device_are_sent_but_not_yet_received():
+    tr = port(off_by_one=False, dut_delay_ms=40.0)
+    tr.start(0.0, [make_stream()], 1000.0, -1)  # 100 kpps
+    op, _, ip, _ = tr.totals(tr.visible(1.0))
+    assert (op, ip) == (100_000, 96_000)  # 40 ms of packets in flight
+    tr.stop(2.0)
+    op, _, ip, _ = tr.totals(tr.visible(2.02))
+    assert (op, ip) == (200_000, 198_000)  # still arriving after the stop
+    assert tr.totals(tr.visible(2.05))[2] == 200_000  # then all of them

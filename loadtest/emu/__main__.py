@@ -52,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--no-off-by-one", action="store_true",
                     help="a duration sends exactly rate×duration packets (real T-Rex: +1)")
     ap.add_argument("--ports", type=int, default=2, help="number of ports (even, default 2)")
+    ap.add_argument("--dut-delay-ms", type=float, default=0.0, metavar="MS",
+                    help="time a packet spends in the device, in flight (default 0)")
     ap.add_argument("--dut-own-pps", type=float, default=0.0, metavar="N",
                     help="packets per second the device sends by itself out of each port "
                     "(ARP, LLDP, routing protocols; counted by port RX, not flow stats)")
@@ -66,7 +68,7 @@ def config_from_args(args: argparse.Namespace) -> EmuConfig:
                      loss_ramp_width=args.loss_ramp[0], loss_ramp_max=args.loss_ramp[1],
                      max_tx_pps=args.max_tx_pps, time_scale=args.time_scale,
                      off_by_one=not args.no_off_by_one, port_count=args.ports,
-                     dut_own_pps=args.dut_own_pps)
+                     dut_own_pps=args.dut_own_pps, dut_delay_ms=args.dut_delay_ms)
 
 
 def main(argv: list[str] | None = None) -> int:

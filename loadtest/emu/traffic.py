@@ -217,7 +217,7 @@ class PortTraffic:
         count what this run's streams deliver.
         """
         extra = 1 if (first and self.cfg.off_by_one and duration > 0) else 0
-        now = self.counts_at(t)
+        now = self._model(t)
         for s in streams:
             self.frame_len[s.key] = s.frame_len
             now.tx.setdefault(s.key, 0)
@@ -276,6 +276,17 @@ class PortTraffic:
 
     # -- reading -------------------------------------------------------------------------
     def counts_at(self, t: float) -> Counts:
+        """Counters at time t: what arrives has spent the device's delay in it."""
+        out = self._model(t)
+        delay = self.cfg.dut_delay_ms / 1000.0
+        if delay > 0:
+            late = self._model(t - delay)
+            out.rx = {k: late.rx.get(k, 0) for k in out.rx.keys() | late.rx.keys()}
+            out.unseen = dict(late.unseen)
+        return out
+
+    def _model(self, t: float) -> Counts:
+        """Counters at time t as if the device delivered at once."""
         for seg in reversed(self.segments):
             if seg.t0 <= t:
                 return seg.counts(t)
