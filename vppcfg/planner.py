@@ -223,27 +223,34 @@ def _claim_edges(state: PlanState) -> None:
 
 def _order(state: PlanState) -> list[Operation]:
     ops = state.ops
+    ids = list(ops)
+    n = len(ids)
+    position = {op_id: i for i, op_id in enumerate(ids)}
     rank = {desc.obj: i for i, desc in enumerate(DESCRIPTORS)}
-    # Ties: deletes, then updates, then creates; by object type; by config order.
-    prio = {op_id: (ACTION_RANK[op_id[0]], rank[op.obj], i)
-            for i, (op_id, op) in enumerate(ops.items())}
-    indegree = dict.fromkeys(ops, 0)
-    for targets in state.edges.values():
-        for target in targets:
-            indegree[target] += 1
-    ready = [(prio[o], o) for o, n in indegree.items() if n == 0]
+    width = len(DESCRIPTORS)
+    # Ties: deletes, then updates, then creates; by object type; by config order,
+    # folded into one int per operation (the heap then compares ints, not tuples).
+    key = [(ACTION_RANK[op_id[0]] * width + rank[op.obj]) * n + i
+           for i, (op_id, op) in enumerate(ops.items())]
+    targets = [[position[t] for t in state.edges.get(op_id, ())] for op_id in ids]
+    indegree = [0] * n
+    for after in targets:
+        for t in after:
+            indegree[t] += 1
+    ready = [key[i] for i in range(n) if not indegree[i]]
     heapq.heapify(ready)
+    values = list(ops.values())
     ordered: list[Operation] = []
-    edges, push, pop = state.edges, heapq.heappush, heapq.heappop
+    push, pop = heapq.heappush, heapq.heappop
     while ready:
-        op_id = pop(ready)[1]
-        ordered.append(ops[op_id])
-        for target in edges.get(op_id, ()):
-            indegree[target] -= 1
-            if indegree[target] == 0:
-                push(ready, (prio[target], target))
-    if len(ordered) != len(ops):
-        stuck = sorted(f"{a} {k}" for (a, k), n in indegree.items() if n > 0)
+        i = pop(ready) % n
+        ordered.append(values[i])
+        for t in targets[i]:
+            indegree[t] -= 1
+            if not indegree[t]:
+                push(ready, key[t])
+    if len(ordered) != n:
+        stuck = sorted(f"{a} {k}" for (a, k), d in zip(ids, indegree, strict=True) if d > 0)
         raise PlanError(f"circular dependencies between: {', '.join(stuck[:10])}")
     hidden = _hidden_types()
     return [op for op in ordered
