@@ -48,11 +48,6 @@ INVALID = {
         "bridgedomains:\n  bd1: {interfaces: [GigabitEthernet3/0/0]}\n",
         "member GigabitEthernet3/0/0 does not exist",
     ),
-    "l2xc mtu": (
-        "interfaces:\n  GigabitEthernet3/0/0: {l2xc: GigabitEthernet3/0/1}\n"
-        "  GigabitEthernet3/0/1: {mtu: 9000, l2xc: GigabitEthernet3/0/0}\n",
-        "l2xc target GigabitEthernet3/0/1 has MTU 9000, not 1500",
-    ),
     "l2xc target twice": (
         "interfaces:\n  GigabitEthernet3/0/0: {l2xc: GigabitEthernet3/0/2}\n"
         "  GigabitEthernet3/0/1: {l2xc: GigabitEthernet3/0/2}\n  GigabitEthernet3/0/2: {}\n",
@@ -95,11 +90,6 @@ INVALID = {
         "bondethernets:\n  BondEthernet0:\n"
         "    interfaces: [GigabitEthernet3/0/0, GigabitEthernet3/0/0]\n",
         "member GigabitEthernet3/0/0 is listed twice",
-    ),
-    "bond member mtu": (
-        "interfaces:\n  GigabitEthernet3/0/0: {mtu: 9000}\n"
-        "bondethernets:\n  BondEthernet0: {interfaces: [GigabitEthernet3/0/0]}\n",
-        "member GigabitEthernet3/0/0 has MTU 9000, the bond has 1500",
     ),
     "load-balance on round-robin": (
         "bondethernets:\n  BondEthernet0: {mode: round-robin, load-balance: l2}\n",
@@ -144,11 +134,6 @@ INVALID = {
         "interfaces:\n  GigabitEthernet3/0/0: {lcp: e0}\nloopbacks:\n  loop0: {lcp: e0}\n",
         "Linux name e0 is also used by loop0",
     ),
-    "unnumbered chain": (
-        "loopbacks:\n  loop0: {addresses: [192.0.2.1/32]}\n  loop1: {unnumbered: loop0}\n"
-        "  loop2: {unnumbered: loop1}\n",
-        "unnumbered target loop1 is itself unnumbered",
-    ),
     "unnumbered missing": (
         "loopbacks:\n  loop1: {unnumbered: loop0}\n",
         "target loop0 does not exist",
@@ -176,12 +161,6 @@ INVALID = {
         "interfaces:\n  GigabitEthernet3/0/0:\n    lcp: e0\n    sub-interfaces:\n      100: {}\n"
         "      101: {lcp: e0.q, encapsulation: {dot1q: 100, inner-dot1q: 5, exact-match: true}}\n",
         "lcp e0.q needs GigabitEthernet3/0/0.100 to have an lcp too",
-    ),
-    "qinq mtu above middle": (
-        "interfaces:\n  GigabitEthernet3/0/0:\n    mtu: 9000\n    sub-interfaces:\n"
-        "      100: {mtu: 1500}\n"
-        "      101: {mtu: 2000, encapsulation: {dot1q: 100, inner-dot1q: 5}}\n",
-        "MTU 2000 is higher than GigabitEthernet3/0/0.100 MTU 1500",
     ),
     "dot1q and dot1ad": (
         "interfaces:\n  GigabitEthernet3/0/0:\n    sub-interfaces:\n"
@@ -219,6 +198,62 @@ INVALID = {
         "'abcdefghijklmnop' is not a Linux interface name",
     ),
 }
+
+
+# Likely mistakes that VPP accepts: warned about, not refused, so that a dump of
+# a VPP holding them checks (tests/test_real_dump.py).
+WARNED = {
+    "l2xc mtu": (
+        "interfaces:\n  GigabitEthernet3/0/0: {l2xc: GigabitEthernet3/0/1}\n"
+        "  GigabitEthernet3/0/1: {mtu: 9000, l2xc: GigabitEthernet3/0/0}\n",
+        "l2xc target GigabitEthernet3/0/1 has MTU 9000, not 1500",
+    ),
+    "bond member mtu": (
+        "interfaces:\n  GigabitEthernet3/0/0: {mtu: 9000}\n"
+        "bondethernets:\n  BondEthernet0: {interfaces: [GigabitEthernet3/0/0]}\n",
+        "member GigabitEthernet3/0/0 has MTU 9000, the bond has 1500",
+    ),
+    "unnumbered chain": (
+        "loopbacks:\n  loop0: {addresses: [192.0.2.1/32]}\n  loop1: {unnumbered: loop0}\n"
+        "  loop2: {unnumbered: loop1}\n",
+        "unnumbered target loop1 is itself unnumbered",
+    ),
+    "qinq mtu above middle": (
+        "interfaces:\n  GigabitEthernet3/0/0:\n    mtu: 9000\n    sub-interfaces:\n"
+        "      100: {mtu: 1500}\n"
+        "      101: {mtu: 2000, encapsulation: {dot1q: 100, inner-dot1q: 5}}\n",
+        "MTU 2000 is higher than GigabitEthernet3/0/0.100 MTU 1500",
+    ),
+    "tap mtu not its host mtu": (
+        "taps:\n  tap0: {host: {name: t0, mtu: 9000}}\ninterfaces:\n  tap0: {mtu: 1500}\n",
+        "MTU 1500 must equal the tap's host MTU 9000",
+    ),
+    "sub mtu above parent": (
+        "interfaces:\n  GigabitEthernet3/0/0:\n    sub-interfaces:\n      100: {mtu: 9000}\n",
+        "MTU 9000 is higher than parent GigabitEthernet3/0/0 MTU 1500",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(WARNED))
+def test_rule_warns(case: str) -> None:
+    text, fragment = WARNED[case]
+    dp, warnings = config.check_text(text, "case.yaml")
+    assert dp.interfaces
+    assert any(fragment in str(w) for w in warnings), warnings
+    assert all(w.line > 0 and w.path and w.file == "case.yaml" for w in warnings)
+
+
+def test_check_prints_warnings_and_exits_zero(tmp_path, capsys) -> None:
+    from vppcfg.cli import main
+
+    path = tmp_path / "warn.yaml"
+    path.write_text(WARNED["l2xc mtu"][0])
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr()
+    assert "warn.yaml: valid" in out.out
+    assert f"{path}:3:" in out.err and "warning: l2xc target GigabitEthernet3/0/0 has MTU 1500" \
+        in out.err
 
 
 @pytest.mark.parametrize("case", sorted(INVALID))

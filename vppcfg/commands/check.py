@@ -1,7 +1,9 @@
 """`vppcfg check`: validate config files without touching VPP.
 
 Exit codes: 0 every file is valid, 1 a file is invalid, 2 usage or I/O error
-(missing file, a directory, not UTF-8, too big).
+(missing file, a directory, not UTF-8, too big). Warnings (likely mistakes that
+VPP accepts, such as mismatched MTUs) are printed but leave a file valid: a
+dump of a VPP holding such a state must check.
 """
 
 from __future__ import annotations
@@ -47,8 +49,10 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check(path: str) -> dict[str, Any]:
+    from vppcfg.config.loader import read_text
+
     try:
-        dp = config.load(path)
+        dp, warnings = config.check_text(read_text(path), path)
     except config.ConfigIOError as err:
         return _result(path, 2, err.problems)
     except config.ConfigError as err:
@@ -58,19 +62,26 @@ def _check(path: str) -> dict[str, Any]:
         "bridge_domains": len(dp.bridge_domains),
         "acls": len(dp.acls),
     }
-    return {**_result(path, 0, []), "summary": summary}
+    return {**_result(path, 0, [], warnings), "summary": summary}
 
 
-def _result(path: str, code: int, problems: list[config.Problem]) -> dict[str, Any]:
+def _result(
+    path: str, code: int, problems: list[config.Problem], warnings: list[config.Problem] = ()
+) -> dict[str, Any]:
     return {
         "file": path,
         "valid": code == 0,
         "exit_code": code,
         "problems": [p.as_dict() for p in problems],
+        "warnings": [p.as_dict() for p in warnings],
     }
 
 
 def _print_text(result: dict[str, Any]) -> None:
+    for warning in result["warnings"]:
+        problem = config.Problem(**warning)
+        print(str(config.Problem(**{**warning, "message": f"warning: {problem.message}"})),
+              file=sys.stderr)
     if result["valid"]:
         counts = ", ".join(_count(n, k) for k, n in result["summary"].items())
         print(f"{result['file']}: valid ({counts})")

@@ -27,6 +27,7 @@ __all__ = [
     "ConfigError",
     "ConfigIOError",
     "Problem",
+    "check_text",
     "load",
     "loads",
     "to_dict",
@@ -48,6 +49,12 @@ def load(path: str) -> Dataplane:
 
 def loads(text: str, filename: str = "<string>") -> Dataplane:
     """Check config text and return its model."""
+    return check_text(text, filename)[0]
+
+
+def check_text(text: str, filename: str = "<string>") -> tuple[Dataplane, list[Problem]]:
+    """Check config text: its model and the warnings (likely mistakes that VPP
+    accepts, so that a dump of such a VPP still checks); raise ConfigError."""
     doc = loader.parse(text, filename)
     if doc.empty:
         raise ConfigError([Problem(filename, 0, 0, "", EMPTY)])
@@ -56,10 +63,10 @@ def loads(text: str, filename: str = "<string>") -> Dataplane:
         problems += _semantics_of_the_rest(doc, broken)
         raise ConfigError(sorted(problems, key=lambda p: (p.line, p.column)))
     built = build(doc.data)
-    problems = rules.run(built, doc)
+    problems, warnings = rules.run_all(built, doc)
     if problems:
         raise ConfigError(problems)
-    return built.dataplane
+    return built.dataplane, warnings
 
 
 def _semantics_of_the_rest(doc: Document, broken: set[Path]) -> list[Problem]:

@@ -24,6 +24,9 @@ class Context:
         self.where = built.where
         self.doc = doc
         self.problems: list[Problem] = []
+        # Advice, not refusals: things VPP holds and works with but that are
+        # most likely a mistake in a hand-written file (mismatched MTUs ...).
+        self.warnings: list[Problem] = []
         self.ifaces = self.dp.interfaces
         self.subs: dict[str, list[Interface]] = defaultdict(list)
         # single-tagged sub-interfaces by (parent, dot1q, dot1ad): the middle of a QinQ
@@ -65,11 +68,18 @@ class Context:
 
     def report(self, key: str, fields: tuple[Any, ...] | str, message: str) -> None:
         """A problem with the object `key` ("interfaces/loop0"), at one of its fields."""
+        self.problems.append(self._at(key, fields, message))
+
+    def warn(self, key: str, fields: tuple[Any, ...] | str, message: str) -> None:
+        """Like report, for a state VPP accepts (so a dump of it must check)."""
+        self.warnings.append(self._at(key, fields, message))
+
+    def _at(self, key: str, fields: tuple[Any, ...] | str, message: str) -> Problem:
         if isinstance(fields, str):
             fields = (fields,) if fields else ()
         path = self.path(key, *fields)
         line, column = self.doc.mark(path)
-        self.problems.append(Problem(self.doc.filename, line, column, format_path(path), message))
+        return Problem(self.doc.filename, line, column, format_path(path), message)
 
     def raw_of(self, key: str) -> dict[str, Any]:
         node: Any = self.raw
@@ -91,6 +101,11 @@ class Context:
 
 
 def run(built: Built, doc: Document) -> list[Problem]:
+    return run_all(built, doc)[0]
+
+
+def run_all(built: Built, doc: Document) -> tuple[list[Problem], list[Problem]]:
+    """(problems, warnings), each sorted by place."""
     from vppcfg.config.rules import (
         acls,
         addresses,
@@ -107,4 +122,8 @@ def run(built: Built, doc: Document) -> list[Problem]:
     ctx = Context(built, doc)
     for module in (interfaces, addresses, lcp, l2xc, bonds, bridges, vxlan, taps, acls, sflow):
         module.check(ctx)
-    return sorted(set(ctx.problems), key=lambda p: (p.line, p.column, p.path, p.message))
+    return sorted(set(ctx.problems), key=_order), sorted(set(ctx.warnings), key=_order)
+
+
+def _order(p: Problem) -> tuple:
+    return (p.line, p.column, p.path, p.message)

@@ -56,8 +56,8 @@ def _member(ctx: Context, key: str, field: tuple, bond: str, name: str, mtu: int
         problems.append(f"bridge {ctx.bridge_of[name]}")
     if problems:
         ctx.report(key, field, f"member {name} cannot have {', '.join(problems)}")
-    if member.mtu != mtu:
-        ctx.report(key, field, f"member {name} has MTU {member.mtu}, the bond has {mtu}")
+    if member.mtu != mtu:  # VPP lets a member's MTU differ
+        ctx.warn(key, field, f"member {name} has MTU {member.mtu}, the bond has {mtu}")
     _member_mac(ctx, key, field, ctx.dp.bonds[bond].mac, name, member.mac)
 
 

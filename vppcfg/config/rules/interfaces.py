@@ -77,8 +77,8 @@ def _tap_interface(ctx: Context, key: str, iface: Interface) -> None:
         ctx.report(key, "addresses", "a tap cannot have addresses")
     if iface.lcp:
         ctx.report(key, "lcp", "a tap cannot have an lcp")
-    if tap and tap.host.mtu != iface.mtu:
-        ctx.report(key, "mtu", f"MTU {iface.mtu} must equal the tap's host MTU {tap.host.mtu}")
+    if tap and tap.host.mtu != iface.mtu:  # two MTUs VPP keeps apart
+        ctx.warn(key, "mtu", f"MTU {iface.mtu} must equal the tap's host MTU {tap.host.mtu}")
 
 
 def _layer(ctx: Context, key: str, iface: Interface) -> None:
@@ -118,7 +118,8 @@ def _unnumbered(ctx: Context, key: str, iface: Interface) -> None:
         ctx.report(key, "unnumbered", f"unnumbered target {target} does not exist")
         return
     if other.unnumbered:
-        ctx.report(key, "unnumbered", f"unnumbered target {target} is itself unnumbered")
+        # VPP takes the chain; the interface borrows nothing usable
+        ctx.warn(key, "unnumbered", f"unnumbered target {target} is itself unnumbered")
     if ctx.is_l2(target):
         ctx.report(key, "unnumbered", f"unnumbered target {target} is in L2 mode")
     if target in ctx.bond_of:
@@ -141,8 +142,8 @@ def _sub(ctx: Context, key: str, sub: Interface) -> None:
     encap = sub.encapsulation
     if sub.state == "up" and parent.state == "down":
         ctx.report(key, "state", f"cannot be up while its parent {parent.name} is down")
-    if sub.mtu > parent.mtu:
-        ctx.report(
+    if sub.mtu > parent.mtu:  # VPP sets it; the parent's MTU still limits
+        ctx.warn(
             key, "mtu", f"MTU {sub.mtu} is higher than parent {parent.name} MTU {parent.mtu}"
         )
     if encap.outer > MAX_VLAN:  # only when implied by the id: the schema caps written tags
@@ -158,7 +159,7 @@ def _sub(ctx: Context, key: str, sub: Interface) -> None:
         ctx.report(key, "encapsulation", "needs an outer tag: dot1q or dot1ad")
     middle = _middle(ctx, sub)
     if encap.inner_dot1q and middle and sub.mtu > middle.mtu:
-        ctx.report(
+        ctx.warn(
             key,
             "mtu",
             f"MTU {sub.mtu} is higher than {middle.name} MTU {middle.mtu} (its outer tag)",
