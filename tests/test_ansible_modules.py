@@ -73,8 +73,6 @@ def test_plan_apply_confirm_and_facts(run) -> None:
     assert armed["report"].startswith("applied ") and "vppcfg confirm" in armed["report"]
     kept = run("vppcfg", {"state": "confirmed"})
     assert kept["changed"] is True and kept["msg"].startswith("confirmed")
-    # Nothing waits any more: confirming again fails (the play must not think it kept one).
-    assert run("vppcfg", {"state": "confirmed"})["failed"] is True
 
     again = run("vppcfg", {"config": CONFIG})
     assert again["changed"] is False and again["plan"] == [] and "rc" not in again

@@ -61,7 +61,7 @@ def test_novpp_counts_as_pending(tmp_path: Path) -> None:
     cfg = tmp_path / "c.yaml"
     cfg.write_text(CONFIG, encoding="utf-8")
     assert main(["plan", "-c", str(cfg), "--novpp", "--detailed-exitcode"]) == 2
-    cfg.write_text("", encoding="utf-8")
+    cfg.write_text("interfaces: {}\n", encoding="utf-8")
     assert main(["plan", "-c", str(cfg), "--novpp", "--detailed-exitcode"]) == 0
 
 
