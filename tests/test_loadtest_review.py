@@ -199,3 +199,19 @@ def test_loss_is_exact_although_the_router_sends_its_own_packets(trex_emu_factor
     assert main(["ramp", "-p", "64", "-rt", "1", "-o", str(out), *_ports(emu), *FAST]) == 0
     total = json.loads(out.read_text())["summary"]["totals"]["0->1"]
     assert total["loss_ratio"] == 0.0 and total["port_rx_packets"] > total["rx_packets"]
+
+
+def test_ndr_takes_a_profile_file_and_counts_test_packets(trex_emu_factory, tmp_path):
+    emu = trex_emu_factory(capacity_pps=(1e6, 1e6), dut_own_pps=5e4)
+    out = tmp_path / "ndr.json"
+    argv = ["ndr", "-p", BENCH, "-t", "size=64,vm=var2", "-q", "--trial-duration", "1",
+            "--initial-duration", "0.2", "--drain", "0.02", "--stats-tick", "0.001",
+            "--max-rate", "2mpps", "-o", str(out), *_ports(emu)]
+    assert main(argv) == 0
+    run = json.loads(out.read_text())
+    ndr = run["goals"][0]
+    # counted on port counters, the router's 50 kpps would have passed for forwarded traffic
+    assert ndr["lower_bound_pps"] == pytest.approx(1e6, rel=0.006)
+    for trial in run["trials"]:
+        d = trial["directions"]["0->1"]
+        assert d["port_rx_packets"] > d["rx_packets"]  # the router's own packets, not counted
