@@ -5,6 +5,8 @@ A profile is a size mix (64, imix, 1514 or any frame size), a flow pattern
 ranges so the device's RSS spreads them over cores), a direction (port 0 to 1,
 or both ways) and an IP version. `loadtest.profiles.streams` turns a
 `TrafficSpec` into T-Rex streams; this module only describes and validates.
+A T-Rex profile file (`loadtest.profiles.pyfile`) replaces the size mix and
+flows with its own streams.
 """
 
 from __future__ import annotations
