@@ -56,3 +56,32 @@ def test_fleet_playbook_on_three_real_vpps(vpp_real_factory) -> None:
         assert all(c["changed"] == 0 for c in recap(again.stdout).values()), again.stdout
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def test_a_router_that_refuses_stops_the_rollout_on_real_vpps(vpp_real_factory) -> None:
+    """r2's Linux already has an interface named e0, so its VPP refuses the
+    uplink's lcp pair (host-if e0): r2 rolls back, r3 is never reached."""
+    vpps = {name: vpp_real_factory() for name in ROUTERS}
+    vpps["r2"].netns.run(["ip", "link", "add", "e0", "type", "veth", "peer", "name", "e0-peer"])
+    api_dir = vpps["r1"].api_dir
+    run_dir = Path(tempfile.mkdtemp(prefix="fleet-real-"))
+    try:
+        for name, vpp in vpps.items():
+            os.symlink(vpp.socket, run_dir / f"{name}.sock")
+
+        def dump(name: str):
+            with VppConnection.open(vpps[name].socket, api_dir) as conn:
+                return conn.dump()
+
+        before = {name: dump(name) for name in ROUTERS}
+        result = fleet_playbook(run_dir, *PHYS, VPPCFG_JSON_DIR=api_dir)
+        out = result.stdout + result.stderr
+        assert result.returncode != 0, out
+        assert "Traceback" not in out
+        assert "apply FAILED" in out and "lcp" in out
+        assert "final state: VPP is back to the state before the apply" in out
+        assert dump("r2") == before["r2"]
+        assert dump("r3") == before["r3"]
+        assert "192.0.2.1/32" in dump("r1").interfaces["loop0"].addresses
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
