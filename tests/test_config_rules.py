@@ -48,29 +48,9 @@ INVALID = {
         "bridgedomains:\n  bd1: {interfaces: [GigabitEthernet3/0/0]}\n",
         "member GigabitEthernet3/0/0 does not exist",
     ),
-    "l2xc target twice": (
-        "interfaces:\n  GigabitEthernet3/0/0: {l2xc: GigabitEthernet3/0/2}\n"
-        "  GigabitEthernet3/0/1: {l2xc: GigabitEthernet3/0/2}\n  GigabitEthernet3/0/2: {}\n",
-        "is also the target of GigabitEthernet3/0/1",
-    ),
-    "l2xc with subs": (
-        "interfaces:\n  GigabitEthernet3/0/0:\n    l2xc: GigabitEthernet3/0/1\n"
-        "    sub-interfaces:\n      100: {}\n  GigabitEthernet3/0/1: {}\n",
-        "has an l2xc, so it cannot have sub-interfaces",
-    ),
     "l2xc to itself": (
         "interfaces:\n  GigabitEthernet3/0/0: {l2xc: GigabitEthernet3/0/0}\n",
         "cannot cross-connect to itself",
-    ),
-    "l2xc source has lcp": (
-        "interfaces:\n  GigabitEthernet3/0/0: {l2xc: GigabitEthernet3/0/1, lcp: e0}\n"
-        "  GigabitEthernet3/0/1: {}\n",
-        "is an l2xc source, so it cannot have an lcp",
-    ),
-    "l2xc target has address": (
-        "interfaces:\n  GigabitEthernet3/0/0: {l2xc: GigabitEthernet3/0/1}\n"
-        "  GigabitEthernet3/0/1: {addresses: [192.0.2.1/24]}\n",
-        "is the l2xc target of GigabitEthernet3/0/0, so it cannot have addresses",
     ),
     "bond member not a phy": (
         "loopbacks:\n  loop0: {}\nbondethernets:\n  BondEthernet0: {interfaces: [loop0]}\n",
@@ -79,11 +59,6 @@ INVALID = {
     "bond member not configured": (
         "bondethernets:\n  BondEthernet0: {interfaces: [host-eth0]}\n",
         "member host-eth0 is not configured under 'interfaces'",
-    ),
-    "bond member with l3": (
-        "interfaces:\n  GigabitEthernet3/0/0: {lcp: e0, addresses: [192.0.2.1/24]}\n"
-        "bondethernets:\n  BondEthernet0: {interfaces: [GigabitEthernet3/0/0]}\n",
-        "member GigabitEthernet3/0/0 cannot have addresses, an lcp",
     ),
     "bond member twice": (
         "interfaces:\n  GigabitEthernet3/0/0: {}\n"
@@ -146,16 +121,6 @@ INVALID = {
         f"interfaces:\n{PHYS}loopbacks:\n  loop1: {{unnumbered: GigabitEthernet3/0/0}}\n"
         "bridgedomains:\n  bd1: {interfaces: [GigabitEthernet3/0/0]}\n",
         "unnumbered target GigabitEthernet3/0/0 is in L2 mode",
-    ),
-    "address on bridge member": (
-        "interfaces:\n  GigabitEthernet3/0/0: {addresses: [192.0.2.1/24]}\n"
-        "bridgedomains:\n  bd1: {interfaces: [GigabitEthernet3/0/0]}\n",
-        "is a member of bridge bd1, so it cannot have addresses",
-    ),
-    "mpls on bridge member": (
-        "interfaces:\n  GigabitEthernet3/0/0: {mpls: true}\n"
-        "bridgedomains:\n  bd1: {interfaces: [GigabitEthernet3/0/0]}\n",
-        "so it cannot have mpls",
     ),
     "qinq middle without lcp": (
         "interfaces:\n  GigabitEthernet3/0/0:\n    lcp: e0\n    sub-interfaces:\n      100: {}\n"
@@ -223,6 +188,41 @@ WARNED = {
         "      100: {mtu: 1500}\n"
         "      101: {mtu: 2000, encapsulation: {dot1q: 100, inner-dot1q: 5}}\n",
         "MTU 2000 is higher than GigabitEthernet3/0/0.100 MTU 1500",
+    ),
+    "address on bridge member": (
+        "interfaces:\n  GigabitEthernet3/0/0: {addresses: [192.0.2.1/24]}\n"
+        "bridgedomains:\n  bd1: {interfaces: [GigabitEthernet3/0/0]}\n",
+        "is a member of bridge bd1 and has addresses, unusual for an L2 interface",
+    ),
+    "bond member with l3": (
+        "interfaces:\n  GigabitEthernet3/0/0: {lcp: e0, addresses: [192.0.2.1/24]}\n"
+        "bondethernets:\n  BondEthernet0: {interfaces: [GigabitEthernet3/0/0]}\n",
+        "member GigabitEthernet3/0/0 has addresses, an lcp, unusual for a bond member",
+    ),
+    "l2xc source has lcp": (
+        "interfaces:\n  GigabitEthernet3/0/0: {l2xc: GigabitEthernet3/0/1, lcp: e0}\n"
+        "  GigabitEthernet3/0/1: {}\n",
+        "is an l2xc source and has an lcp",
+    ),
+    "l2xc target has address": (
+        "interfaces:\n  GigabitEthernet3/0/0: {l2xc: GigabitEthernet3/0/1}\n"
+        "  GigabitEthernet3/0/1: {addresses: [192.0.2.1/24]}\n",
+        "is the l2xc target of GigabitEthernet3/0/0 and has addresses",
+    ),
+    "l2xc target twice": (
+        "interfaces:\n  GigabitEthernet3/0/0: {l2xc: GigabitEthernet3/0/2}\n"
+        "  GigabitEthernet3/0/1: {l2xc: GigabitEthernet3/0/2}\n  GigabitEthernet3/0/2: {}\n",
+        "is also the target of GigabitEthernet3/0/1",
+    ),
+    "l2xc with subs": (
+        "interfaces:\n  GigabitEthernet3/0/0:\n    l2xc: GigabitEthernet3/0/1\n"
+        "    sub-interfaces:\n      100: {}\n  GigabitEthernet3/0/1: {}\n",
+        "has an l2xc and sub-interfaces, which is unusual",
+    ),
+    "mpls on bridge member": (
+        "interfaces:\n  GigabitEthernet3/0/0: {mpls: true}\n"
+        "bridgedomains:\n  bd1: {interfaces: [GigabitEthernet3/0/0]}\n",
+        "is a member of bridge bd1 and has mpls",
     ),
     "tap mtu not its host mtu": (
         "taps:\n  tap0: {host: {name: t0, mtu: 9000}}\ninterfaces:\n  tap0: {mtu: 1500}\n",

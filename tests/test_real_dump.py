@@ -103,6 +103,12 @@ BY_HAND = [
     "set interface mtu packet 9216 host-ge0.200",
     "set interface unnumbered host-ge0 use loop2",
     "set interface mtu packet 1400 tap1",
+    # L3 on L2 interfaces and bond members, a second source for an l2xc target
+    "set interface ip address host-ge1 10.30.0.1/24",
+    "mpls table add 0",
+    "set interface mpls host-ge1 enable",
+    "set interface ip address host-hu0 10.31.0.1/24",
+    "set interface l2 xconnect vxlan_tunnel0 host-ge0.400",
     # sFlow settings beyond IPng's ranges
     "sflow header-bytes 100",
     "sflow polling-interval 0",
@@ -176,7 +182,11 @@ def test_dump_of_hand_made_and_vppcfg_state_checks_and_plans_to_nothing(
     for warned in ("l2xc target host-ge0.400 has MTU 1500, not 1400",
                    "MTU 9216 is higher than parent host-ge0 MTU 9000",
                    "unnumbered target loop2 is itself unnumbered",
-                   "MTU 1400 must equal the tap's host MTU 1500"):
+                   "MTU 1400 must equal the tap's host MTU 1500",
+                   "is a member of bridge bd10 and has addresses",
+                   "is a member of bridge bd10 and has mpls",
+                   "member host-hu0 has addresses, unusual for a bond member",
+                   "l2xc target host-ge0.400 is also the target of"):
         assert f"warning: {warned}" in said, said
 
     other = vpp_real_factory()
@@ -244,3 +254,46 @@ def test_vppcfg_applies_fifteen_character_lcp_names(vpp_real_instance, capsys, t
     with VppConnection.open(vpp_real_instance.socket, vpp_real_instance.api_dir) as conn:
         assert set(pairs(conn).values()) == {"hostge0longname", "hostge0long.100",
                                              "loopbacklong000"}
+
+
+# What check only warns about, written by hand in a config: vppcfg applies it on
+# a fresh VPP, converges, and goes back and forth to a plain config.
+WARNED = """
+interfaces:
+  host-ge0:
+    mtu: 9000
+    l2xc: host-ge1
+    sub-interfaces:
+      100: {mtu: 1500, addresses: [10.3.0.1/24]}
+  host-ge1: {mtu: 9000, lcp: e1, addresses: [10.1.0.1/24], mpls: true}
+  host-hu0: {mtu: 9000, l2xc: loop1}
+  host-hu1: {mtu: 1500, addresses: [10.4.0.1/24]}
+  BondEthernet0: {mtu: 1500}
+loopbacks:
+  loop1: {mtu: 9000}
+bondethernets:
+  BondEthernet0: {interfaces: [host-hu1], mode: round-robin}
+bridgedomains:
+  bd10: {mtu: 9000, interfaces: [host-ge1], bvi: loop1}
+"""
+PLAIN = """
+interfaces:
+  host-ge0: {mtu: 9000, lcp: e0}
+  host-ge1: {mtu: 9000, addresses: [10.1.0.1/24]}
+  host-hu0: {}
+  host-hu1: {}
+"""
+
+
+def test_what_check_warns_about_applies_and_converges(vpp_real_instance, capsys, tmp_path):
+    vpp = vpp_real_instance
+    args = ("--lock-file", str(tmp_path / "lock"), "--state-dir", str(tmp_path / "state"))
+    for n, text in enumerate((WARNED, PLAIN, WARNED)):
+        cfg = tmp_path / f"step{n}.yaml"
+        cfg.write_text(text)
+        code, out = run(capsys, vpp, "apply", "-c", str(cfg), *args)
+        assert code == 0, (n, out)
+        code, out = run(capsys, vpp, "plan", "-c", str(cfg))
+        assert code == 0 and "0 to create, 0 to change, 0 to delete" in out, (n, out)
+        _, said = assert_dump_round_trips(capsys, vpp, tmp_path)
+        assert ("warning:" in said) == (text is WARNED), said

@@ -42,20 +42,18 @@ def _member(ctx: Context, key: str, field: tuple, bond: str, name: str, mtu: int
         ctx.report(key, field, f"member {name} is already a member of {ctx.bond_of[name]}")
         return
     problems = []
-    if member.addresses:
-        problems.append("addresses")
-    if member.lcp:
-        problems.append("an lcp")
-    if ctx.subs.get(name):
-        problems.append("sub-interfaces")
-    if member.unnumbered:
-        problems.append("unnumbered")
     if member.l2xc or name in ctx.xc_targets:
         problems.append("an l2xc")
     if name in ctx.bridge_of:
         problems.append(f"bridge {ctx.bridge_of[name]}")
     if problems:
         ctx.report(key, field, f"member {name} cannot have {', '.join(problems)}")
+    # VPP keeps these on a member (its traffic goes to the bond): a warning
+    unusual = [what for what, has in (("addresses", member.addresses), ("an lcp", member.lcp),
+                                      ("sub-interfaces", ctx.subs.get(name)),
+                                      ("unnumbered", member.unnumbered)) if has]
+    if unusual:
+        ctx.warn(key, field, f"member {name} has {', '.join(unusual)}, unusual for a bond member")
     if member.mtu != mtu:  # VPP lets a member's MTU differ
         ctx.warn(key, field, f"member {name} has MTU {member.mtu}, the bond has {mtu}")
     _member_mac(ctx, key, field, ctx.dp.bonds[bond].mac, name, member.mac)

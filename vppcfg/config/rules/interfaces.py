@@ -82,18 +82,15 @@ def _tap_interface(ctx: Context, key: str, iface: Interface) -> None:
 
 
 def _layer(ctx: Context, key: str, iface: Interface) -> None:
-    """An L2 interface (bridge member, l2xc source or target) has no L3 settings."""
+    """An L2 interface (bridge member, l2xc source or target) normally has no L3
+    settings; VPP keeps them though (and vppcfg applies them), so a warning."""
     if not ctx.is_l2(iface.name):
         return
     role = _l2_role(ctx, iface.name)
-    if iface.addresses:
-        ctx.report(key, "addresses", f"is {role}, so it cannot have addresses")
-    if iface.lcp:
-        ctx.report(key, "lcp", f"is {role}, so it cannot have an lcp")
-    if iface.unnumbered:
-        ctx.report(key, "unnumbered", f"is {role}, so it cannot be unnumbered")
-    if iface.mpls:
-        ctx.report(key, "mpls", f"is {role}, so it cannot have mpls")
+    for field, what in (("addresses", "addresses"), ("lcp", "an lcp"),
+                        ("unnumbered", "unnumbered"), ("mpls", "mpls")):
+        if getattr(iface, field):
+            ctx.warn(key, field, f"is {role} and has {what}, unusual for an L2 interface")
 
 
 def _l2_role(ctx: Context, name: str) -> str:

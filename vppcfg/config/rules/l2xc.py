@@ -1,4 +1,8 @@
-"""L2 cross-connects: one-way pairs of two distinct interfaces of equal MTU."""
+"""L2 cross-connects: one-way pairs of two distinct interfaces of equal MTU.
+
+What VPP accepts but is most likely a mistake (a target shared, bridged, a BVI
+or a bond member; mismatched MTUs; sub-interfaces on a source) is a warning:
+a dump of such a VPP must check, and vppcfg applies it as written."""
 
 from __future__ import annotations
 
@@ -11,8 +15,8 @@ def check(ctx: Context) -> None:
         if not target:
             continue
         key = f"interfaces/{iface.name}"
-        if ctx.subs.get(iface.name):
-            ctx.report(key, "sub-interfaces", "has an l2xc, so it cannot have sub-interfaces")
+        if ctx.subs.get(iface.name):  # VPP still hands tagged frames to the subs
+            ctx.warn(key, "sub-interfaces", "has an l2xc and sub-interfaces, which is unusual")
         if iface.name in ctx.bridge_of:
             ctx.report(
                 key,
@@ -34,12 +38,12 @@ def check(ctx: Context) -> None:
             ctx.warn(key, "l2xc", f"l2xc target {target} has MTU {other.mtu}, not {iface.mtu}")
         if len(ctx.xc_targets[target]) > 1:
             others = ctx.others(ctx.xc_targets[target], iface.name)
-            ctx.report(key, "l2xc", f"l2xc target {target} is also the target of {others}")
+            ctx.warn(key, "l2xc", f"l2xc target {target} is also the target of {others}")
         if target in ctx.bridge_of:
-            ctx.report(
+            ctx.warn(
                 key, "l2xc", f"l2xc target {target} is a member of bridge {ctx.bridge_of[target]}"
             )
         if target in ctx.bond_of:
-            ctx.report(key, "l2xc", f"l2xc target {target} is a member of {ctx.bond_of[target]}")
+            ctx.warn(key, "l2xc", f"l2xc target {target} is a member of {ctx.bond_of[target]}")
         if target in ctx.bvi_of:
-            ctx.report(key, "l2xc", f"l2xc target {target} is the BVI of {ctx.bvi_of[target]}")
+            ctx.warn(key, "l2xc", f"l2xc target {target} is the BVI of {ctx.bvi_of[target]}")
