@@ -228,3 +228,34 @@ def _same(want: Any, have: Any) -> bool:
         elif a != b:
             return False
     return True
+
+
+# -- applying a plan as CLI text --------------------------------------------------
+
+RUN_AGAIN = "run vppcfg plan again"
+
+
+def run_cli_plan(conn: Any, desired: Dataplane, run_text: Any = None) -> list[str]:
+    """Apply as an operator would: run the plan's CLI text (``run_text(text)``,
+    default: each line through cli_inband), then, when it created ACLs whose
+    bindings it had to leave (VPP picks their index), the next plan's text.
+    Returns the texts; the plan is then empty, or an AssertionError says what is left."""
+    from vppcfg.apply import describe
+    from vppcfg.objects import render_cli
+    from vppcfg.planner import plan
+
+    def by_line(text: str) -> None:
+        for line in text.splitlines():
+            conn.cli(line)
+
+    texts: list[str] = []
+    for _ in range(2):
+        text = render_cli(plan(desired, conn.dump()), conn.acl_indexes())
+        texts.append(text)
+        (run_text or by_line)(text)
+        if RUN_AGAIN not in text:
+            break
+    left = plan(desired, conn.dump())
+    assert left == [], ("CLI plan left:\n" + "\n".join(describe(op) for op in left)
+                        + "\n--- CLI text run:\n" + "\n".join(texts))
+    return texts

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.apply_models import bare, dataplanes, matches, sample_a, sample_b
+from tests.apply_models import bare, dataplanes, matches, run_cli_plan, sample_a, sample_b
 from vppcfg.apply import apply_config, format_outcome
 from vppcfg.model import Dataplane
 from vppcfg.objects import render_cli
@@ -36,11 +36,9 @@ def apply_ok(conn: Any, desired: Dataplane) -> None:
 
 
 def apply_cli(conn: Any, desired: Dataplane) -> None:
-    """Apply by running the plan's CLI text through cli_inband, one line at a time."""
-    text = render_cli(plan(desired, conn.dump()), conn.acl_indexes())
-    for line in text.splitlines():
-        conn.cli(line)  # a failing command answers retval != 0: VppApiError
-    assert plan(desired, conn.dump()) == []
+    """Apply by running the plan's CLI text through cli_inband, one line at a time
+    (a failing command answers retval != 0: VppApiError)."""
+    run_cli_plan(conn, desired)
 
 
 def _without_macs(dp: Dataplane) -> Any:

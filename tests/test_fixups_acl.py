@@ -76,6 +76,9 @@ def test_cli_plan_does_not_reuse_the_index_of_an_untagged_acl(vpp_sim):
     with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
         conn.call("acl_add_replace", acl_index=NONE, tag="", count=0, r=[])
         _run_cli_plan(conn, with_acl())
+        # the first plan creates the ACL and binds nothing it cannot name
+        assert conn.dump().interfaces[G[0]].acls.input == ()
+        _run_cli_plan(conn, with_acl())  # the second binds it by its index
         live = conn.dump()
         assert live.interfaces[G[0]].acls.input == (SSH.name,)
         assert plan(with_acl(), live) == []

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.apply_models import run_cli_plan
 from vppcfg.commands.plan import fresh_dataplane
 from vppcfg.model import Dataplane, FrozenDict
 from vppcfg.objects import render_cli
@@ -73,8 +74,7 @@ def test_example_applies_on_the_simulator(example: Path, how: str, vpp_sim) -> N
     with vpp.VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
         ops = plan(desired, conn.dump())
         if how == "cli":
-            for line in render_cli(ops).splitlines():
-                conn.cli(line)
+            run_cli_plan(conn, desired)
         else:
             ctx = conn.context()
             for op in ops:

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from tests.apply_models import run_cli_plan
 from tests.test_plan import dp, loop, phy, sub
 from vppcfg.model import (
     Acl,
@@ -109,12 +110,14 @@ def test_plan_executed_through_the_api_converges(vpp_sim) -> None:
 def test_plan_executed_as_cli_converges(vpp_sim) -> None:
     with _open(vpp_sim) as conn:
         desired = config()
-        text = render_cli(plan(desired, conn.dump()))
-        for line in text.splitlines():
-            output = conn.cli(line)
-            assert "unknown" not in output.lower() and "error" not in output.lower(), (
-                line, output)
-        assert plan(desired, conn.dump()) == []
+
+        def run(text: str) -> None:
+            for line in text.splitlines():
+                output = conn.cli(line)
+                assert "unknown" not in output.lower() and "error" not in output.lower(), (
+                    line, output)
+
+        run_cli_plan(conn, desired, run)
 
 
 VTR_DISABLED, VTR_POP_1 = 0, 3

@@ -19,6 +19,7 @@ from vppcfg.objects.base import (
     Node,
     NodeContext,
     RenderContext,
+    comment_text,
     fd,
     field_of,
     ikey,
@@ -80,10 +81,7 @@ class Acl(Descriptor):
             return [f"delete acl-plugin acl index {rc.release_acl(name)}"]
         index = f"index {rc.acl_index(name)} " if op.action == "update" else ""
         rules = ", ".join(_rule_cli(rule) for rule in op.params["rules"])
-        line = f"set acl-plugin acl {index}{rules} tag {token(name)}"
-        if op.action == "create":
-            rc.allocate_acl(name)
-        return [line]
+        return [f"set acl-plugin acl {index}{rules} tag {token(name)}"]
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
         name = op.params["name"]
@@ -137,19 +135,19 @@ class InterfaceAcls(Descriptor):
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
         name = token(op.params["name"])
         old = op.params if op.action == "delete" else op.params.get("previous", {})
-        lines = []
-        for direction in ("input", "output"):
-            for acl in old.get(direction, ()):
-                lines.append(f"set acl-plugin interface {name} {direction} acl "
-                             f"{rc.acl_index(acl)} del")
-        if op.action != "delete":
-            for direction in ("input", "output"):
-                if op.action == "update" and direction not in old:
-                    continue
-                for acl in op.params[direction]:
-                    lines.append(f"set acl-plugin interface {name} {direction} acl "
-                                 f"{rc.acl_index(acl)}")
-        return lines
+        lines = [f"set acl-plugin interface {name} {direction} acl {rc.acl_index(acl)} del"
+                 for direction in ("input", "output") for acl in old.get(direction, ())]
+        if op.action == "delete":
+            return lines
+        # an update re-adds only the directions that changed
+        add = [(direction, acl) for direction in ("input", "output")
+               if op.action == "create" or direction in old for acl in op.params[direction]]
+        unknown = [acl for _, acl in add if not rc.knows_acl(acl)]
+        if unknown:  # created by this plan at an index VPP picks (see RenderContext)
+            return [*lines, f"comment {{ {comment_text(op.key)}: ACL {comment_text(unknown[0])} "
+                    "is created above at an index VPP chooses: run vppcfg plan again to bind it }"]
+        return [*lines, *(f"set acl-plugin interface {name} {direction} acl {rc.acl_index(acl)}"
+                          for direction, acl in add)]
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
         inputs = () if op.action == "delete" else op.params["input"]

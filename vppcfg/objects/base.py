@@ -44,7 +44,10 @@ def comment_text(text: str) -> str:
 
 class RenderContext:
     """State while rendering one plan as CLI: commands said once, and ACL
-    indexes (the CLI addresses ACLs by index; VPP takes the lowest free one)."""
+    indexes (the CLI addresses ACLs by index). A new ACL's index is VPP's
+    choice: it reuses the most recently freed slot, and which slots earlier
+    deletions freed, in which order, no API shows. So the CLI never guesses:
+    a binding that needs a new ACL's index is left to the next plan."""
 
     def __init__(self, acl_indexes: dict[str, int] | None = None) -> None:
         self.acl_indexes = dict(acl_indexes or {})
@@ -61,11 +64,8 @@ class RenderContext:
             raise RenderError(f"acls/{name}: ACL index unknown")
         return self.acl_indexes[name]
 
-    def allocate_acl(self, name: str) -> int:
-        used = set(self.acl_indexes.values())
-        index = next(i for i in range(len(used) + 1) if i not in used)
-        self.acl_indexes[name] = index
-        return index
+    def knows_acl(self, name: str) -> bool:
+        return name in self.acl_indexes
 
     def release_acl(self, name: str) -> int:
         index = self.acl_index(name)

@@ -31,28 +31,36 @@ def bond_key(name: str) -> str:
 
 
 class Bond(Descriptor):
-    """The bond device. Mode and load-balance have no setter in VPP."""
+    """The bond device. Mode, load-balance and MAC have no setter in VPP: a
+    bond's MAC is set at creation (else the first member's is copied to it),
+    and VPP hands it to members as they join; `set interface mac address` on
+    a bond would change the bond alone, and the next first member overwrites it."""
 
     obj = "bond"
+    optional = ("mac",)  # no MAC in the config: whatever VPP gave it
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for bond in dp.bonds.values():
             lb = bond.load_balance if bond.mode in (BondMode.XOR, BondMode.LACP) else None
             value = fd(name=bond.name, instance=bond.instance, mode=str(bond.mode),
-                       load_balance=str(lb) if lb else None)
+                       load_balance=str(lb) if lb else None,
+                       mac=bond.mac.lower() if bond.mac else None)
             yield Node(bond_key(bond.name), self.obj, value, owner=ikey(bond.name))
 
     def recreate_reason(self, old: Node, new: Node) -> str | None:
         if old.value["mode"] != new.value["mode"]:
             return "mode changed: bond is recreated"
-        return "load-balance changed: bond is recreated"
+        if old.value["load_balance"] != new.value["load_balance"]:
+            return "load-balance changed: bond is recreated"
+        return "MAC changed: bond is recreated"
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
         p = op.params
         if op.action == "delete":
             return [f"delete bond {token(p['name'])}"]
         lb = f" load-balance {token(p['load_balance'])}" if p["load_balance"] else ""
-        return [f"create bond mode {token(p['mode'])}{lb} id {int(p['instance'])}",
+        mac = f" hw-addr {token(p['mac'])}" if p["mac"] else ""
+        return [f"create bond mode {token(p['mode'])}{lb}{mac} id {int(p['instance'])}",
                 tag_cli(p["name"])]
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
@@ -63,7 +71,8 @@ class Bond(Descriptor):
             return
         lb = LB_API[BondLoadBalance(p["load_balance"])] if p["load_balance"] else 0
         args = dict(id=p["instance"], mode=MODE_API[BondMode(p["mode"])], lb=lb,
-                    numa_only=False, use_custom_mac=False, mac_address="00:00:00:00:00:00")
+                    numa_only=False, use_custom_mac=bool(p["mac"]),
+                    mac_address=p["mac"] or "00:00:00:00:00:00")
         if ctx.has_message("bond_create2"):
             reply = ctx.call("bond_create2", enable_gso=False, **args)
         else:

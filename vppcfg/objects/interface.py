@@ -108,6 +108,12 @@ class SubInterface(Descriptor):
             key = ikey(itf.name)
             yield Node(key, self.obj, value, deps=(ikey(itf.parent),), owner=key)
 
+    def claims(self, node: Node) -> tuple[Claim, ...]:
+        # VPP refuses (-1) a VLAN another sub of the parent still matches.
+        p = node.value
+        outer = f"ad{p['dot1ad']}" if p["dot1ad"] else f"q{p['dot1q']}"
+        return (Claim(f"vlan:{p['parent']}:{outer}.{p['inner_dot1q']}"),)
+
     def recreate_reason(self, old: Node, new: Node) -> str | None:
         return "encapsulation changed: sub-interface is recreated"
 
@@ -238,17 +244,16 @@ class State(Descriptor):
 
 
 class Mac(Descriptor):
-    """Set only when the config asks for a MAC (None = keep what VPP chose)."""
+    """Set only when the config asks for a MAC (None = keep what VPP chose).
+    A bond's MAC is a creation parameter of the bond (vppcfg.objects.bond)."""
 
     obj = "mac"
     delete_when_absent = False
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for itf in ctx.interfaces():
-            bond = dp.bonds.get(itf.name) if itf.kind is InterfaceKind.BOND else None
-            mac = itf.mac or (bond.mac if bond is not None else None)
-            if mac is not None:
-                yield _setting(itf, self.obj, mac.lower())
+            if itf.mac is not None and itf.kind is not InterfaceKind.BOND:
+                yield _setting(itf, self.obj, itf.mac.lower())
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         return _setting_claims(node)

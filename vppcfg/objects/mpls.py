@@ -19,7 +19,11 @@ class Mpls(Descriptor):
         for itf in ctx.interfaces():
             if itf.mpls:
                 key = ikey(itf.name)
-                yield Node(f"{key}/mpls", self.obj, fd(name=itf.name), deps=(key,), owner=key)
+                # linux-cp copies MPLS to the pair's host tap; deleting the pair while
+                # MPLS is on leaves it enabled on the tap's freed index, which the
+                # next interface to get that index inherits. So MPLS goes off first.
+                deps = (key, f"{key}/lcp") if itf.lcp else (key,)
+                yield Node(f"{key}/mpls", self.obj, fd(name=itf.name), deps=deps, owner=key)
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
         name = token(op.params["name"])

@@ -89,7 +89,7 @@ class SimBridgeDomain:
         return self.bvi != NONE_INDEX or bool(self.normal) or bool(self.tunnels)
 
 
-class _Pool:
+class IndexPool:
     """VPP pool index allocation: reuse freed indexes, last freed first."""
 
     def __init__(self, first: int = 0) -> None:
@@ -143,8 +143,8 @@ class SimState:
     # against every interface of a VRF without scanning the interfaces
     ip_index: dict[tuple[bool, int], list[tuple[int, int, int]]] = field(default_factory=dict)
     borrowers: dict[int, set[int]] = field(default_factory=dict)  # unnumbered lender -> borrowers
-    _sw_pool: _Pool = field(default_factory=_Pool)
-    _hw_pool: _Pool = field(default_factory=_Pool)
+    _sw_pool: IndexPool = field(default_factory=IndexPool)
+    _hw_pool: IndexPool = field(default_factory=IndexPool)
     _bd_pool: list[int] = field(default_factory=list)  # bd_index slots in use
 
     # -- interfaces -----------------------------------------------------------------

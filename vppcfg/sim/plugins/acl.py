@@ -1,8 +1,9 @@
 """The ACL plugin: ACLs (rules kept in plain form) and per-interface lists.
 
-Observed VPP behaviour modelled here: acl_index ~0 creates at the lowest free
-index, replacing a non-existent ACL -> -6 (the reply echoes the index), an
-empty ACL is fine. Interface lists name existing ACLs only (-6); adding one
+Observed VPP behaviour modelled here: acl_index ~0 creates at the index VPP's
+pool hands out (the most recently freed first, else a new one), replacing a
+non-existent ACL -> -6 (the reply echoes the index), an empty ACL is fine.
+Interface lists name existing ACLs only (-6); adding one
 already applied -> -142/-143 (in use inbound/outbound), removing one not
 applied -> -6; deleting an ACL still applied somewhere -> -142/-143.
 acl_interface_list_dump lists every interface, with or without ACLs.
@@ -20,12 +21,11 @@ from vppcfg.sim.plugins._util import (
     INVALID_SW_IF_INDEX,
     NO_SUCH_ENTRY,
     OK,
-    LowestFree,
     details,
     reply,
 )
 from vppcfg.sim.protocol import Response
-from vppcfg.sim.state import NONE_INDEX, SimState
+from vppcfg.sim.state import NONE_INDEX, IndexPool, SimState
 
 VERSION = {"major": 1, "minor": 4}
 
@@ -45,7 +45,7 @@ class Lists:
 @dataclass
 class AclState:
     acls: dict[int, Acl] = field(default_factory=dict)
-    indexes: LowestFree = field(default_factory=LowestFree)
+    indexes: IndexPool = field(default_factory=IndexPool)
     lists: dict[int, Lists] = field(default_factory=dict)  # sw_if_index -> applied ACLs
     # acl index -> interfaces using it, per direction (O(1) in-use checks)
     users_in: dict[int, set[int]] = field(default_factory=dict)
@@ -82,8 +82,7 @@ def acl_add_replace(state: SimState, args: dict[str, Any]) -> Response:
     data = acl_state(state)
     index = args.get("acl_index", NONE_INDEX)
     if index == NONE_INDEX:
-        index = data.indexes.lowest()
-        data.indexes.add(index)
+        index = data.indexes.take()
     elif index not in data.acls:
         return Response(reply={"acl_index": index, "retval": NO_SUCH_ENTRY})
     data.acls[index] = Acl(args.get("tag", ""), [dict(r) for r in args.get("r", [])])
@@ -100,7 +99,7 @@ def acl_del(state: SimState, args: dict[str, Any]) -> Response:
     if data.users_out.get(index):
         return reply(ACL_IN_USE_OUTBOUND)
     del data.acls[index]
-    data.indexes.discard(index)
+    data.indexes.give_back(index)
     return reply(OK)
 
 
