@@ -85,6 +85,13 @@ def test_freed_indexes_are_reused_last_freed_first(model: SimDataplane) -> None:
     assert ok(model, "create_loopback", mac_address="00:00:00:00:00:00")["sw_if_index"] == 5
 
 
+def test_loopback_instances_end_at_vpps_limit(model: SimDataplane) -> None:
+    # vpp-real: 16383 works, 16384 (LOOPBACK_MAX_INSTANCE) and up are -31
+    ok(model, "create_loopback_instance", is_specified=True, user_instance=16383)
+    assert call(model, "create_loopback_instance", is_specified=True,
+                user_instance=16384)["retval"] == -31
+
+
 def test_refused_sub_reports_the_index_the_next_create_gets(model: SimDataplane) -> None:
     ok(model, "create_vlan_subif", sw_if_index=1, vlan_id=100)
     clash = call(

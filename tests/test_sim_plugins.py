@@ -213,6 +213,9 @@ def test_tap_names_ids_and_linux_side(sim: Sim) -> None:
                host_namespace="ns1")["retval"] == 0
     assert sim("tap_create_v3", id=10, rx_ring_sz=1000)["retval"] == -144
     assert sim("tap_create_v3", id=10, host_mtu_set=True, host_mtu_size=70000)["retval"] == -145
+    # ids up to TAP_MAX_INSTANCE 8192, as vpp-real answers
+    assert sim("tap_create_v3", id=8192)["retval"] == 0
+    assert sim("tap_create_v3", id=8193)["retval"] == -1
     assert sim("tap_delete_v2", sw_if_index=first["sw_if_index"])["retval"] == 0
     assert sim("tap_create_v3", id=NONE_INDEX)["retval"] == 0  # id 0 and tap0 reusable
     assert sim("tap_delete_v2", sw_if_index=1)["retval"] == -2

@@ -2,7 +2,8 @@
 
 Observed VPP behaviour this models: loopbacks are `loop<instance>`, dev type
 "Loopback", admin and link down, link_mtu 9000; an automatic instance is the
-lowest free one; a specific instance in use is -31 (INVALID_REGISTRATION); a
+lowest free one; a specific instance in use, or 16384 and up (VPP's
+LOOPBACK_MAX_INSTANCE, as vpp-real answers), is -31 (INVALID_REGISTRATION); a
 zero MAC becomes de:ad:00:00:<instance>; deleting a non-loopback is -2.
 """
 
@@ -15,6 +16,7 @@ from vppcfg.sim.protocol import Response
 from vppcfg.sim.state import ZERO_MAC, SimState
 
 DEV_TYPE = "Loopback"
+MAX_INSTANCE = 16384  # VPP's LOOPBACK_MAX_INSTANCE
 
 
 def _create(state: SimState, instance: int | None, mac: str) -> Response:
@@ -22,7 +24,7 @@ def _create(state: SimState, instance: int | None, mac: str) -> Response:
         instance = 0
         while instance in state.loopback_instances:
             instance += 1
-    elif instance in state.loopback_instances:
+    elif instance in state.loopback_instances or instance >= MAX_INSTANCE:
         return c.reply(c.INVALID_REGISTRATION, sw_if_index=c.NONE_INDEX)
     if mac.lower() == ZERO_MAC:
         mac = f"de:ad:00:00:{(instance >> 8) & 0xFF:02x}:{instance & 0xFF:02x}"

@@ -1,7 +1,8 @@
 """TAP/TUN (tapv2) interfaces, including the host taps linux-cp creates.
 
 Observed VPP behaviour modelled here (checks in VPP's order):
-* id in use -> INVALID_INTERFACE (-71); id ~0 -> lowest free id.
+* id in use -> INVALID_INTERFACE (-71); id ~0 -> lowest free id; an id above
+  TAP_MAX_INSTANCE 8192 -> UNSPECIFIED (-1), as on vpp-real.
 * a missing host namespace -> SYSCALL_ERROR_2 (-12); a host name already
   present on the Linux side -> SYSCALL_ERROR_3 (-13); a host MTU Linux refuses
   -> NETLINK_ERROR (-145); a ring size that is not a power of two (or above
@@ -38,6 +39,9 @@ from vppcfg.sim.plugins._util import (
 )
 from vppcfg.sim.protocol import Response
 from vppcfg.sim.state import NONE_INDEX, SimInterface, SimState
+
+MAX_ID = 8192  # VPP's TAP_MAX_INSTANCE: 8192 works, 8193 is refused
+UNSPECIFIED = -1
 
 FLAG_GSO, FLAG_CSUM, FLAG_PERSIST, FLAG_ATTACH, FLAG_TUN = 1, 2, 4, 8, 16
 MAX_RING = 32768
@@ -98,6 +102,8 @@ def create_tap(state: SimState, args: dict[str, Any]) -> tuple[int, SimInterface
         tap_id = data.ids.lowest()
     elif tap_id in data.ids:
         return INVALID_INTERFACE, None
+    if tap_id > MAX_ID:
+        return UNSPECIFIED, None
     flags = args.get("tap_flags", 0)
     tun = bool(flags & FLAG_TUN)
     netns = args.get("host_namespace", "") if args.get("host_namespace_set") else ""
