@@ -222,3 +222,18 @@ def test_every_message_the_code_names_is_in_the_modules_loaded():
     assert len(named) > 50
     assert named <= loaded, sorted(named - loaded)
     assert len(loaded) < len(every)
+
+
+def test_simulator_serves_a_large_burst_in_order(vpp_sim):
+    """10,000 requests in one write, more than the socket buffers hold both
+    ways: the simulator must keep reading while its replies wait (as VPP
+    queues them), and answer in order."""
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir, timeout=10) as conn:
+        index = conn.context().sw_if_index("GigabitEthernet3/0/0")
+        requests = [("sw_interface_set_flags", {"sw_if_index": index, "flags": n % 2})
+                    for n in range(10000)]
+        replies = conn.call_many(requests, window=len(requests))
+        assert len(replies) == len(requests) and all(r.retval == 0 for r in replies)
+        contexts = [r.context for r in replies]
+        assert contexts == sorted(contexts)
+        assert conn.dump().interfaces["GigabitEthernet3/0/0"].state == "up"

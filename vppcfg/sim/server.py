@@ -1,6 +1,7 @@
 """The simulator's wire side: VPP's binary API over a unix socket, as vpp_papi speaks it.
 
-Each client connection gets a thread. The connection starts with
+Each client connection gets a thread (and one more that writes its replies,
+in order). The connection starts with
 sockclnt_create (answered with the message table), then carries requests;
 dumps are followed by the client's control_ping, which we answer after the
 details like VPP does. The memclnt messages (ping, keepalive, first-msg-id,
@@ -15,6 +16,7 @@ import contextlib
 import json
 import logging
 import os
+import queue
 import select
 import socket
 import stat
@@ -276,13 +278,28 @@ class _Session:
         self.name = ""
         self.closing = False
         self.thread = threading.Thread(target=self._run, name=f"vppcfg-sim-{index}", daemon=True)
+        # Replies go out from a thread of their own, queued like VPP queues a
+        # client's output: a client that pipelines many requests before
+        # reading never blocks our reading (which would block its writing).
+        self._out: queue.SimpleQueue[bytes | None] = queue.SimpleQueue()
+        self._writer = threading.Thread(target=self._write, name=f"vppcfg-sim-{index}-tx",
+                                        daemon=True)
+        self._writer.start()
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.conn.shutdown(socket.SHUT_RDWR)
 
     def send(self, payload: bytes) -> None:
-        self.conn.sendall(frame(payload))
+        self._out.put(frame(payload))
+
+    def _write(self) -> None:
+        while (data := self._out.get()) is not None:
+            try:
+                self.conn.sendall(data)
+            except OSError as err:  # the client went away: drop the rest
+                log.debug("client %d: %s", self.index, err)
+                return
 
     def _run(self) -> None:
         try:
@@ -297,6 +314,8 @@ class _Session:
         except OSError as err:  # the client went away mid-message
             log.debug("client %d: %s", self.index, err)
         finally:
+            self._out.put(None)
+            self._writer.join(timeout=5)
             self.conn.close()
             self.server._forget(self)
 
@@ -312,7 +331,7 @@ class _Session:
             return
         answer = self.server.dispatch(self, name, fields)
         if answer:  # one write for all of it: fewer wake-ups on both sides
-            self.conn.sendall(b"".join(frame(out) for out in answer))
+            self._out.put(b"".join(frame(out) for out in answer))
 
     def _wait_readable(self) -> bool:
         """True when data (or EOF) is waiting; False after a keepalive interval of silence."""
