@@ -95,8 +95,10 @@ def random_config(rng: random.Random, phys: list[str]) -> dict[str, Any]:
         if role == "bond" and p not in itfs:
             role = "none"
         if role == "none" or role == "bond":
-            if role == "none" and d.chance(0.3):
-                itfs[p] = {"mtu": rng.choice(MTUS)}
+            # named with defaults: a PHY the config leaves out keeps its addresses
+            # (vppcfg leaves it alone), and a later config could not reuse them
+            if role == "none":
+                itfs[p] = {"mtu": rng.choice(MTUS)} if d.chance(0.3) else {}
             continue
         mtu = rng.choice(MTUS)
         if role == "l3":
