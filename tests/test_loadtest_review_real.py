@@ -29,8 +29,8 @@ def test_the_reviews_loop_runs_unchanged_on_a_real_trex(trex_real_factory, tmp_p
             out = tmp_path / f"{direction}-{size}.json"
             # the review's command line, plus short warm-up and hold (-wd/-hd, also original)
             cmd = [TREX_LOADTEST, "-s", "127.0.0.1", *(["-u"] if direction == "uni" else []),
-                   "-p", BENCH, "-t", f"offset=10,vm=var2,size={size}", "-rd", "2", "-rt", "1",
-                   "-o", str(out), "-wd", "1", "-hd", "1", "-q"]
+                   "-p", BENCH, "-t", f"offset=10,vm=var2,size={size}", "-rd", "1", "-rt", "1",
+                   "-o", str(out), "-wd", "1", "-hd", "0", "-q"]
             proc = trex.run(cmd, timeout=120)
             assert proc.returncode == 0, proc.stderr
             files.append(out)
