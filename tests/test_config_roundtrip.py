@@ -90,6 +90,21 @@ def test_a_sub_interface_without_its_parent_is_listed_under_the_parents_name() -
     assert body == {"sub-interfaces": {7: {"mtu": 9000, "state": "down"}}}
 
 
+def test_an_icmp_rule_made_without_type_or_code_dumps_as_any() -> None:
+    # `set acl-plugin acl permit proto 58` (no type/code) holds 0-65535 in VPP
+    from vppcfg.vpp.dump import RawDump, build_dataplane
+
+    rule = {"is_permit": 1, "src_prefix": "10.0.0.0/8", "dst_prefix": "0.0.0.0/0", "proto": 58,
+            "srcport_or_icmptype_first": 0, "srcport_or_icmptype_last": 65535,
+            "dstport_or_icmpcode_first": 3, "dstport_or_icmpcode_last": 3}
+    live = build_dataplane(RawDump(acls=[{"acl_index": 0, "tag": "icmp", "r": [rule]}]))
+    term = live.acls["icmp"].terms[0]
+    assert (term.icmp_type.first, term.icmp_type.last) == (0, 255)
+    assert (term.icmp_code.first, term.icmp_code.last) == (3, 3)
+    dp, warnings = config.check_text(config.to_yaml(live))
+    assert dp.acls == live.acls and "ipv6-icmp is IPv6's" in str(warnings)
+
+
 def test_an_empty_dump_is_an_explicitly_empty_config() -> None:
     text = config.to_yaml(Dataplane())
     assert config.loads(text) == Dataplane()  # not refused as an empty file

@@ -146,10 +146,6 @@ INVALID = {
         "interfaces:\n  GigabitEthernet3/0/0: {acls: {input: [a, a]}}\n",
         "ACL a is listed twice",
     ),
-    "icmp for ipv6": (
-        "acls:\n  a: {terms: [{action: permit, family: ipv6, protocol: icmp}]}\n",
-        "use ipv6-icmp for IPv6",
-    ),
     "nested subnets on one interface": (
         "interfaces:\n  GigabitEthernet3/0/0: {addresses: [192.0.2.1/24, 192.0.2.5/29]}\n",
         "address 192.0.2.5/29 overlaps 192.0.2.1/24 on GigabitEthernet3/0/0",
@@ -224,6 +220,15 @@ WARNED = {
         "bridgedomains:\n  bd1: {interfaces: [GigabitEthernet3/0/0]}\n",
         "is a member of bridge bd1 and has mpls",
     ),
+    "icmp for ipv6": (
+        "acls:\n  a: {terms: [{action: permit, family: ipv6, protocol: icmp}]}\n",
+        "use ipv6-icmp for IPv6",
+    ),
+    "ports without tcp or udp": (
+        "acls:\n  a: {terms: [{action: permit, source-port: 80}]}\n"
+        "interfaces:\n  GigabitEthernet3/0/0: {acls: {input: a}}\n",
+        "ports apply only to protocol tcp or udp",
+    ),
     "tap mtu not its host mtu": (
         "taps:\n  tap0: {host: {name: t0, mtu: 9000}}\ninterfaces:\n  tap0: {mtu: 1500}\n",
         "MTU 1500 must equal the tap's host MTU 9000",
@@ -239,7 +244,7 @@ WARNED = {
 def test_rule_warns(case: str) -> None:
     text, fragment = WARNED[case]
     dp, warnings = config.check_text(text, "case.yaml")
-    assert dp.interfaces
+    assert dp.interfaces or dp.acls
     assert any(fragment in str(w) for w in warnings), warnings
     assert all(w.line > 0 and w.path and w.file == "case.yaml" for w in warnings)
 

@@ -123,6 +123,15 @@ UNTOUCHED = [
     "set interface mtu packet 64 host-hu1",
     "sflow sampling-rate 0",
     "create bridge-domain 30",
+    # ACLs made by hand with tags vppcfg could have written (so they count as its
+    # own): ports without tcp/udp, ipv6-icmp on IPv4 without type or code (VPP
+    # holds 0-65535 there), host bits, TCP flags the language has no word for
+    "set acl-plugin acl permit sport 80 tag ports-any",
+    "set acl-plugin acl permit proto 58 src 10.0.0.0/8 tag icmp6-on-v4",
+    "set acl-plugin acl permit proto 1 dport 3 tag icmp-code",
+    "set acl-plugin acl permit src 10.0.0.1/8 tag host-bits",
+    "set acl-plugin acl permit proto 6 tcpflags 2 2 tag syn",
+    "set acl-plugin interface host-ge1 input acl 0",
     "create sub-interfaces host-hu0 10",
     "create sub-interfaces host-hu0 11 dot1q 11 inner-dot1q 12",
     "set interface l2 xconnect host-hu0.10 host-hu0.11",
@@ -191,8 +200,9 @@ def test_dump_of_hand_made_and_vppcfg_state_checks_and_plans_to_nothing(
 
     other = vpp_real_factory()
     by_hand(other, UNTOUCHED)
-    text, _ = assert_dump_round_trips(capsys, other, tmp_path)
+    text, said = assert_dump_round_trips(capsys, other, tmp_path)
     assert "lcp: abcdefghijklmno" in text and "mtu: 64" in text
+    assert "ipv6-icmp is IPv6's" in said and "ports apply only to protocol tcp or udp" in said
 
 
 def pairs(conn: Any) -> dict[str, str]:

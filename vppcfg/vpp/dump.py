@@ -409,7 +409,8 @@ def _acl_term(rule: dict[str, Any]) -> AclTerm:
     first = PortRange(rule["srcport_or_icmptype_first"], rule["srcport_or_icmptype_last"])
     second = PortRange(rule["dstport_or_icmpcode_first"], rule["dstport_or_icmpcode_last"])
     ports: dict[str, PortRange] = (
-        {"icmp_type": first, "icmp_code": second}
+        # ICMP types and codes are 8 bits: a CLI rule without them holds 0-65535, i.e. any
+        {"icmp_type": _icmp(first), "icmp_code": _icmp(second)}
         if proto in ICMP_PROTOCOLS
         else {"source_port": first, "destination_port": second}
     )
@@ -421,6 +422,10 @@ def _acl_term(rule: dict[str, Any]) -> AclTerm:
         protocol=proto,
         **ports,
     )
+
+
+def _icmp(values: PortRange) -> PortRange:
+    return PortRange(min(values.first, 255), min(values.last, 255))
 
 
 def _apply_interface_acls(raw: RawDump, idx: _Index, acl_names: dict[int, str]) -> None:

@@ -40,18 +40,18 @@ def _term(ctx: Context, key: str, at: tuple, term: AclTerm, families: dict[str, 
             ("source-port", term.source_port),
             ("destination-port", term.destination_port),
         ):
-            if value != FULL_PORTS:
-                ctx.report(key, (*at, field), "ports apply only to protocol tcp or udp")
+            if value != FULL_PORTS:  # VPP keeps them (a dump of such a rule must check)
+                ctx.warn(key, (*at, field), "ports apply only to protocol tcp or udp")
     if term.protocol not in (ICMP, ICMP6):
         for field, value in (("icmp-type", term.icmp_type), ("icmp-code", term.icmp_code)):
             if value != FULL_ICMP:
-                ctx.report(
+                ctx.warn(
                     key, (*at, field), "icmp-type/code apply only to protocol icmp or ipv6-icmp"
                 )
     if term.protocol == ICMP and term.family == "ipv6":
-        ctx.report(key, (*at, "protocol"), "icmp is IPv4's; use ipv6-icmp for IPv6")
+        ctx.warn(key, (*at, "protocol"), "icmp is IPv4's; use ipv6-icmp for IPv6")
     if term.protocol == ICMP6 and term.family == "ipv4":
-        ctx.report(key, (*at, "protocol"), "ipv6-icmp is IPv6's; use icmp for IPv4")
+        ctx.warn(key, (*at, "protocol"), "ipv6-icmp is IPv6's; use icmp for IPv4")
     for field, value in (
         ("source-port", term.source_port),
         ("destination-port", term.destination_port),
