@@ -115,3 +115,30 @@ def test_bond_mac_survives_its_first_member(vpp_real_factory):
         for members in ("", "host-ge0", "host-ge0, host-ge1", "host-ge1"):
             _api(conn, text.format(members=members))
             assert conn.dump().bonds["BondEthernet0"].mac == "02:fe:be:00:00:01"
+
+
+EXAMPLES = sorted((Path(__file__).resolve().parents[1] / "examples").glob("*.yaml"))
+# The examples' PHYs, as vpp-real names them.
+REAL_PHYS = {f"GigabitEthernet3/0/{n}": name
+             for n, name in enumerate(("host-ge0", "host-ge1", "host-hu0", "host-hu1"))}
+
+
+def on_real_phys(text: str) -> str:
+    for sim_name, real_name in REAL_PHYS.items():
+        text = text.replace(sim_name, real_name)
+    return text
+
+
+def test_every_example_converges_one_after_another(vpp_real_factory, tmp_path):
+    from vppcfg.commands.dump import render
+
+    api_vpp, cli_vpp = vpp_real_factory(), vpp_real_factory()
+    with VppConnection.open(api_vpp.socket, api_vpp.api_dir) as api, \
+            VppConnection.open(cli_vpp.socket, cli_vpp.api_dir) as cli:
+        for example in [*EXAMPLES, *reversed(EXAMPLES)]:
+            text = on_real_phys(example.read_text())
+            _api(api, text)
+            _cli(cli_vpp, cli, text, tmp_path)
+            live = api.dump()
+            dumped = config.loads(render(live), filename=f"dump-after-{example.name}")
+            assert plan(dumped, live) == [], example.name
