@@ -72,3 +72,24 @@ def test_real_process_exit_codes_and_no_traceback(tmp_path: Path) -> None:
         )
         assert proc.returncode == code, proc.stderr
         assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("text", ["", "# only a comment\n\n", "---\n"])
+def test_an_empty_file_is_refused_by_check_plan_and_apply(
+    text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Applied at boot from a truncated file, "nothing" would remove all vppcfg owns;
+    # refused before any VPP is contacted (the socket here does not exist).
+    empty = tmp_path / "vppcfg.yaml"
+    empty.write_text(text)
+    vpp = ["--vpp-api-socket", str(tmp_path / "no.sock"), "--vpp-json-dir", str(tmp_path)]
+    state = ["--lock-file", str(tmp_path / "lock"), "--state-dir", str(tmp_path / "state")]
+    for args in (["check", str(empty)], ["plan", "-c", str(empty), *vpp],
+                 ["plan", "--novpp", "-c", str(empty)], ["apply", "-c", str(empty), *vpp, *state]):
+        assert main(args) == 1, args
+        err = capsys.readouterr().err
+        assert f"{empty}: empty file (only blank lines or comments): refused" in err, (args, err)
+    explicit = tmp_path / "nothing.yaml"
+    explicit.write_text("interfaces: {}\n")
+    assert main(["check", str(explicit)]) == 0
+    assert main(["plan", "--novpp", "-c", str(explicit)]) == 0
