@@ -1,5 +1,5 @@
-"""Flow-statistics RX filters, as the real T-Rex 3.08 keeps them (tests/test_real_trex.py
-runs the same sequence on trex-real).
+"""Flow-statistics RX filters and latency-stream rates, as on the real T-Rex 3.08
+(tests/test_real_trex.py runs the same sequences on trex-real).
 
 A start arms the RX filters of its flow-statistics streams; they stay until the client's
 remove_rx_filters (which stop() and wait_on_traffic() send). A run started while the
@@ -15,17 +15,25 @@ pytest.importorskip("lbr_trex_client")
 
 from loadtest.client import load_api
 from tests.test_emu_client import connect
-from tests.trex_checks import rx_filter_sequence
+from tests.trex_checks import latency_stream_share, rx_filter_sequence
 
 pytest_plugins = ["tests.trex_fixtures"]
 
-# per run: flow-stats tx, flow-stats rx, port 1 ipackets (10 kpps x 0.2 s + T-Rex's one more)
-EXPECTED = [[2001, 2001, 2001], [2001, 0, 2001], [2001, 2001, 2001], [2001, 2001, 2001]]
+# per run: flow-stats rx and port 1 ipackets, per packet sent (flow-stats tx)
+EXPECTED = [[1.0, 1.0], [0.0, 1.0], [1.0, 1.0], [1.0, 1.0]]
 
 
 def test_a_run_over_stale_rx_filters_counts_no_flow_rx(trex_emu):
     client = connect(trex_emu)
     try:
         assert rx_filter_sequence(client, load_api()) == EXPECTED
+    finally:
+        client.disconnect()
+
+
+def test_the_multiplier_skips_latency_streams(trex_emu_factory):
+    client = connect(trex_emu_factory(time_scale=1.0))
+    try:
+        assert 0.025 < latency_stream_share(client, load_api()) < 0.045  # 1/30, not 1/10
     finally:
         client.disconnect()

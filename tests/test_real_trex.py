@@ -149,6 +149,14 @@ def test_flow_statistics_rx_filters_as_the_emulator_models_them(trex_real_factor
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == RX_FILTERS_EXPECTED
 
 
+def test_the_multiplier_skips_latency_streams_as_the_emulator_models(trex_real_factory):
+    trex = trex_real_factory()
+    proc = trex.run([sys.executable, "-m", "tests.trex_checks", "latency-share", str(SYNC),
+                     str(ASYNC)], timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert 0.025 < json.loads(proc.stdout.strip().splitlines()[-1]) < 0.045  # 1/30, not 1/10
+
+
 def _apply(vpp, config: str, tmp_path: Path, name: str) -> None:
     path = tmp_path / f"{name}.yaml"
     path.write_text(config)

@@ -15,8 +15,8 @@ from pathlib import Path
 FLOW_PG = 20
 
 
-def rx_filter_sequence(client, api) -> list[list[int]]:
-    """(flow tx, flow rx, port 1 ipackets) of four 0.2 s runs at 10 kpps: the first two
+def rx_filter_sequence(client, api) -> list[list[float]]:
+    """(flow rx, port 1 ipackets) per flow tx of four 0.2 s runs at 10 kpps: the first two
     waited for by polling (nothing removes the RX filters), the third after stop() and
     the fourth after wait_on_traffic() (both remove them)."""
     from scapy.all import IP, UDP, Ether
@@ -35,8 +35,34 @@ def rx_filter_sequence(client, api) -> list[list[int]]:
         _run_polling(client)
         stats = client.get_stats(ports=[0, 1])
         flow = stats["flow_stats"][FLOW_PG]
-        seen.append([flow["tx_pkts"]["total"], flow["rx_pkts"]["total"], stats[1]["ipackets"]])
+        sent = flow["tx_pkts"]["total"]  # 2000, or 2001 (the server's one more, not always)
+        assert sent >= 2000, sent
+        seen.append([round(flow["rx_pkts"]["total"] / sent, 3),
+                     round(stats[1]["ipackets"] / sent, 3)])
     return seen
+
+
+def latency_stream_share(client, api) -> float:
+    """Packets of a 100 pps latency stream per packet of a 1000 pps test stream, both
+    started with multiplier 3 for about a second: 1/30 when the multiplier skips the
+    latency stream (as on the real server), 1/10 if it applied to both."""
+    from scapy.all import IP, UDP, Ether
+
+    client.reset(ports=[0, 1])
+    pkt = api.STLPktBuilder(pkt=Ether() / IP(src="16.0.0.1", dst="48.0.0.1") / UDP()
+                            / (b"x" * 18))
+    client.add_streams([
+        api.STLStream(packet=pkt, mode=api.STLTXCont(pps=1000),
+                      flow_stats=api.STLFlowStats(pg_id=FLOW_PG)),
+        api.STLStream(packet=pkt, mode=api.STLTXCont(pps=100),
+                      flow_stats=api.STLFlowLatencyStats(pg_id=FLOW_PG + 1)),
+    ], ports=[0])
+    client.clear_stats(ports=[0, 1])
+    client.start(ports=[0], mult="3")
+    time.sleep(1.0)
+    client.stop(ports=[0])
+    flow = client.get_stats(ports=[0, 1])["flow_stats"]
+    return flow[FLOW_PG + 1]["tx_pkts"]["total"] / flow[FLOW_PG]["tx_pkts"]["total"]
 
 
 def _run_polling(client) -> None:
@@ -70,9 +96,10 @@ def main(argv: list[str]) -> int:
                            async_port=async_port, verbose_level="error")
     client.connect()
     try:
-        if check == "rx-filters":
+        if check in ("rx-filters", "latency-share"):
             client.acquire(ports=[0, 1], force=True)
-            result = rx_filter_sequence(client, api)
+            run = rx_filter_sequence if check == "rx-filters" else latency_stream_share
+            result = run(client, api)
             client.release(ports=[0, 1])
         else:
             result = port_counters(client)

@@ -223,7 +223,8 @@ class PortTraffic:
             now.tx.setdefault(s.key, 0)
             now.rx.setdefault(s.key, 0)
         self._close(t)
-        asked = {s.key: s.base_pps * mult for s in streams}
+        # the real server sends a latency stream at its own rate: the multiplier skips it
+        asked = {s.key: s.base_pps * (1.0 if s.latency else mult) for s in streams}
         total = sum(asked.values())
         scale = min(1.0, self.cfg.max_tx_pps / total) if total > 0 else 1.0
         tx_pps = {sid: r * scale for sid, r in asked.items()}

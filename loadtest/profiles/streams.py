@@ -14,7 +14,10 @@ from types import ModuleType
 from loadtest.profiles import MIN_FRAME, Flows, TrafficSpec
 from loadtest.profiles.pyfile import with_flow_stats
 
-LATENCY_SHARE = 0.001  # share of a direction's packets sent as latency probes
+# latency probes per second and direction. The real T-Rex sends a latency stream at its own
+# rate: the start multiplier, which sets the test streams' rate, does not apply to it (on
+# trex-real a 100 pps latency stream sent 100 pps at multipliers 1, 2 and 3)
+LATENCY_PPS = 100.0
 LATENCY_PG_BASE = 10  # pg_id of the latency stream of direction d is 10 + d
 # pg_id the test streams of direction d count in (T-Rex per-stream flow statistics): loss is
 # counted on test packets only, never on what the device under test sends by itself
@@ -23,9 +26,9 @@ HEADERS = {4: 14 + 20 + 8, 6: 14 + 40 + 8}  # Ether + IP + UDP, no FCS
 
 
 def base_pps(spec: TrafficSpec) -> float:
-    """Packets per second one direction sends at multiplier 1."""
-    weights = float(sum(weight for _, weight in spec.mix))
-    return weights * (1 + LATENCY_SHARE) if spec.latency else weights
+    """Packets per second one direction's test streams send at multiplier 1 (the latency
+    stream, if any, sends LATENCY_PPS whatever the multiplier)."""
+    return float(sum(weight for _, weight in spec.mix))
 
 
 def multiplier(spec: TrafficSpec, pps: float) -> float:
@@ -111,15 +114,14 @@ def build_streams(api: ModuleType, spec: TrafficSpec, direction: int) -> list:
 
 
 def _latency(api: ModuleType, spec: TrafficSpec, direction: int) -> list:
-    """The latency stream of a direction (0.1 % of its packets), if asked for."""
+    """The latency stream of a direction (LATENCY_PPS), if asked for."""
     streams = []
     if spec.latency:
-        weights = float(sum(weight for _, weight in spec.mix))
         streams.append(
             api.STLStream(
                 name=f"d{direction}-latency",
                 packet=_latency_packet(api, spec, direction),
-                mode=api.STLTXCont(pps=weights * LATENCY_SHARE),
+                mode=api.STLTXCont(pps=LATENCY_PPS),
                 flow_stats=api.STLFlowLatencyStats(pg_id=LATENCY_PG_BASE + direction),
             )
         )
