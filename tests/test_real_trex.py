@@ -134,8 +134,6 @@ def test_ramp_and_ndr_back_to_back(trex_real_factory, tmp_path):
     ndr = _loadtest(trex, *NDR, "--min-rate", "10kpps", "--max-rate", "150kpps",
                     out=tmp_path / "ndr.json")
     _check_ndr(ndr)
-    # back to back nothing is lost: every trial's flow statistics saw every packet
-    assert all(t["loss_ratio"] == 0 for t in ndr["trials"] if not t["stretched"])
     server = _server_counters(trex)
     assert _sent_by_runs(ramp, ndr) == (server["0"]["opackets"], server["1"]["ipackets"])
     _report(trex, [tmp_path / "ramp.json", tmp_path / "ndr.json"], tmp_path / "report.html")
