@@ -24,6 +24,7 @@ pytestmark = pytest.mark.real
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
 TREX_LOADTEST = str(BIN / "trex-loadtest")
+CHECKS = str(ROOT / "tests" / "trex_checks.py")  # run inside T-Rex's namespace
 SYNC, ASYNC = 4501, 4500  # tests.real starts T-Rex on these, inside its namespace
 # short runs: 1 s warm-up, 3 one-second ramp steps, 1 s hold; ndr trials of 0.5 and 1 s
 RAMP = ["ramp", "-q", "--warmup", "1", "--duration", "3", "--hold", "1"]
@@ -60,7 +61,7 @@ def _loadtest(trex, *args: str, out: Path) -> dict:
 
 def _server_counters(trex) -> dict:
     """T-Rex's own counters since it started, read by a client of our own."""
-    proc = trex.run([sys.executable, "-m", "tests.trex_checks", "counters", str(SYNC),
+    proc = trex.run([sys.executable, CHECKS, "counters", str(SYNC),
                      str(ASYNC)], timeout=60)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
@@ -141,7 +142,7 @@ def test_ramp_and_ndr_back_to_back(trex_real_factory, tmp_path):
 
 def test_flow_statistics_rx_filters_as_the_emulator_models_them(trex_real_factory):
     trex = trex_real_factory()
-    proc = trex.run([sys.executable, "-m", "tests.trex_checks", "rx-filters", str(SYNC),
+    proc = trex.run([sys.executable, CHECKS, "rx-filters", str(SYNC),
                      str(ASYNC)], timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == RX_FILTERS_EXPECTED
@@ -149,7 +150,7 @@ def test_flow_statistics_rx_filters_as_the_emulator_models_them(trex_real_factor
 
 def test_the_multiplier_skips_latency_streams_as_the_emulator_models(trex_real_factory):
     trex = trex_real_factory()
-    proc = trex.run([sys.executable, "-m", "tests.trex_checks", "latency-share", str(SYNC),
+    proc = trex.run([sys.executable, CHECKS, "latency-share", str(SYNC),
                      str(ASYNC)], timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert 0.025 < json.loads(proc.stdout.strip().splitlines()[-1]) < 0.045  # 1/30, not 1/10

@@ -1,7 +1,7 @@
 """Client-side checks shared by the emulator tests and the real-T-Rex tier.
 
 The real T-Rex listens on 127.0.0.1 inside its own network namespace, so the real tier runs
-these as a script there (``python -m tests.trex_checks CHECK SYNC_PORT ASYNC_PORT``, which
+these as a script there (``python tests/trex_checks.py CHECK SYNC_PORT ASYNC_PORT``, which
 prints JSON); the emulator tests call the functions with a client of their own.
 """
 
