@@ -296,17 +296,15 @@ class RampRun:
 
     def _finish(self) -> None:
         self.progress.close()
+        ended = self.first is not None and self.final is not None
+        sums = totals(self.first, self.final, self.dirs) if ended else {}
         for d in self.dirs:
-            lost = None
-            if self.first is not None and self.final is not None:
-                sent, received = (a - b for a, b in zip(sent_received(self.final, d),
-                                                       sent_received(self.first, d), strict=True))
-                lost = sent - received
-            settle_losses(self.result["samples"], d.label, lost)
+            settle_losses(self.result["samples"], d.label,
+                          sums[d.label]["lost_packets"] if ended else None)
         dirs = summarize(self.result["samples"], self.dirs, self.line_pps, self.threshold)
         summary: dict = {"directions": dirs}
-        if self.first is not None and self.final is not None:
-            summary["totals"] = totals(self.first, self.final, self.dirs)
+        if ended:
+            summary["totals"] = sums
             if self.spec.latency:
                 summary["latency"] = {
                     d.label: latency(self.final, LATENCY_PG_BASE + d.index) for d in self.dirs
