@@ -181,7 +181,10 @@ def run_cli(argv):
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        code = main(argv)
+        try:
+            code = main(argv)
+        except SystemExit as done:  # argparse refusing an option value
+            code = done.code if isinstance(done.code, int) else 2
     return code, out.getvalue().strip()
 
 
@@ -231,6 +234,8 @@ def confirm(module):
 def present(module):
     if module.params["config"] is None and module.params["src"] is None:
         module.fail_json(msg="state=present needs config or src")
+    if module.params["confirm"] is not None and module.params["confirm"] <= 0:
+        module.fail_json(msg="confirm must be more than 0 seconds")
     desired = load_config(module)
     lines, counts = make_plan(module, desired)
     result = {"changed": bool(lines), "plan": lines, "summary": counts}
