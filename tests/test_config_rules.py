@@ -96,10 +96,6 @@ INVALID = {
         "taps:\n  tap0: {host: {name: vpp0}}\n  tap1: {host: {name: vpp0}}\n",
         "Linux name vpp0 is also used by tap1",
     ),
-    "tap with address": (
-        "taps:\n  tap0: {host: {name: vpp0}}\ninterfaces:\n  tap0: {addresses: [192.0.2.1/24]}\n",
-        "a tap cannot have addresses",
-    ),
     "tap with subs": (
         "taps:\n  tap0: {host: {name: vpp0}}\n"
         "interfaces:\n  tap0:\n    sub-interfaces:\n      5: {}\n",
@@ -228,6 +224,10 @@ WARNED = {
         "acls:\n  a: {terms: [{action: permit, source-port: 80}]}\n"
         "interfaces:\n  GigabitEthernet3/0/0: {acls: {input: a}}\n",
         "ports apply only to protocol tcp or udp",
+    ),
+    "tap with address": (
+        "taps:\n  tap0: {host: {name: vpp0}}\ninterfaces:\n  tap0: {addresses: [192.0.2.1/24]}\n",
+        "addresses on a tap are unusual",
     ),
     "tap mtu not its host mtu": (
         "taps:\n  tap0: {host: {name: t0, mtu: 9000}}\ninterfaces:\n  tap0: {mtu: 1500}\n",

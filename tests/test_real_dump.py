@@ -109,6 +109,8 @@ BY_HAND = [
     "set interface mpls host-ge1 enable",
     "set interface ip address host-hu0 10.31.0.1/24",
     "set interface l2 xconnect vxlan_tunnel0 host-ge0.400",
+    "set interface ip address tap1 10.50.0.1/24",
+    "lcp create tap1 host-if tapx",
     # sFlow settings beyond IPng's ranges
     "sflow header-bytes 100",
     "sflow polling-interval 0",
@@ -195,7 +197,8 @@ def test_dump_of_hand_made_and_vppcfg_state_checks_and_plans_to_nothing(
                    "is a member of bridge bd10 and has addresses",
                    "is a member of bridge bd10 and has mpls",
                    "member host-hu0 has addresses, unusual for a bond member",
-                   "l2xc target host-ge0.400 is also the target of"):
+                   "l2xc target host-ge0.400 is also the target of",
+                   "addresses on a tap are unusual", "an lcp on a tap is unusual"):
         assert f"warning: {warned}" in said, said
 
     other = vpp_real_factory()

@@ -73,10 +73,11 @@ def _kind_fields(ctx: Context, key: str, iface: Interface) -> None:
 
 def _tap_interface(ctx: Context, key: str, iface: Interface) -> None:
     tap = ctx.dp.taps.get(iface.name)
+    # VPP takes both (its side of a tap is an interface like any other)
     if iface.addresses:
-        ctx.report(key, "addresses", "a tap cannot have addresses")
+        ctx.warn(key, "addresses", "addresses on a tap are unusual: its host side has them")
     if iface.lcp:
-        ctx.report(key, "lcp", "a tap cannot have an lcp")
+        ctx.warn(key, "lcp", "an lcp on a tap is unusual: the tap has a Linux side already")
     if tap and tap.host.mtu != iface.mtu:  # two MTUs VPP keeps apart
         ctx.warn(key, "mtu", f"MTU {iface.mtu} must equal the tap's host MTU {tap.host.mtu}")
 
