@@ -137,7 +137,8 @@ class DirectTransport:
         assert self.socket is not None
         try:
             self.socket.sendall(data)
-        except OSError as err:
+        except OSError as err:  # a message may be cut short: the stream is unusable
+            self.connected = False
             raise TransportError(1, f"send failed: {err!r}") from err
 
     def _fill(self, size: int) -> bool:
