@@ -54,7 +54,6 @@ class SimInterface:
     addresses: list[str] = field(default_factory=list)
     table_id: list[int] = field(default_factory=lambda: [0, 0])  # [ip4 vrf, ip6 vrf]
     unnumbered_to: int | None = None  # sw_if_index lending its addresses
-    mpls_refs: int = 0  # VPP keeps a u8 enable count per interface
     # anything a plugin needs to keep per interface, keyed by plugin name
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -132,6 +131,16 @@ class SimState:
         default_factory=lambda: {(False, 0): "ipv4-VRF:0", (True, 0): "ipv6-VRF:0"}
     )
     mpls_tables: dict[int, str] = field(default_factory=dict)
+    # sw_if_index -> MPLS enable count (a u8). VPP keeps it per index and does
+    # not clear it when the interface is deleted: a new interface that reuses
+    # the index comes up with MPLS enabled.
+    mpls_refs: dict[int, int] = field(default_factory=dict)
+    # hw_if_index -> VLAN matches ethernet still marks "in use" after the hw
+    # interface was deleted with its sub-interfaces (see core/subif.py)
+    stale_vlans: dict[int, set[tuple[Any, ...]]] = field(default_factory=dict)
+    # Hooks called with (state, sw_if_index) before a hardware interface that
+    # still has sub-interfaces deletes them (its own on_delete calls come later).
+    before_cascade: list[Callable[[SimState, int], None]] = field(default_factory=list)
     rng: random.Random = field(default_factory=lambda: random.Random(0x5EED))
     # indexes
     names: dict[str, int] = field(default_factory=dict)
@@ -224,6 +233,9 @@ class SimState:
         itf = self.interfaces.get(sw_if_index)
         if itf is None:
             return
+        if not itf.is_sub and self.subs.get(sw_if_index):
+            for hook in list(self.before_cascade):
+                hook(self, sw_if_index)
         for sub in sorted(self.subs.get(sw_if_index, ()), reverse=True):
             if sub != sw_if_index:
                 self.delete_interface(sub)

@@ -25,4 +25,5 @@ def install(state: SimState) -> None:
     """Register the core's cascade hooks (l2 membership, addresses, ...)."""
     for module in (subif, loopback, af_packet, l2, ip):
         state.on_delete.append(module.forget)
+    state.before_cascade.append(subif.leave_stale_vlans)
     l2.ensure_default_bd(state)

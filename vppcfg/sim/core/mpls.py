@@ -3,7 +3,9 @@
 Observed VPP behaviour this models: enabling (or disabling) MPLS on an interface
 before the default MPLS table 0 exists is -3; VPP keeps an 8-bit enable count
 per interface and lists the interfaces whose count is non-zero - so disabling
-one that was never enabled wraps the count to 255 and lists it.
+one that was never enabled wraps the count to 255 and lists it. The count
+belongs to the sw_if_index, not the interface: deleting an interface leaves
+it, and the next interface given that index comes up with MPLS enabled.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ def mpls_table_add_del(state: SimState, args: dict[str, Any]) -> Response:
     table_id = table.get("mt_table_id", 0)
     if args.get("mt_is_add", True):
         state.mpls_tables.setdefault(table_id, table.get("mt_name") or f"MPLS-VRF:{table_id}")
-    elif table_id != 0 or not any(i.mpls_refs for i in state.interfaces.values()):
+    elif table_id != 0 or not any(state.mpls_refs.get(i) for i in state.interfaces):
         state.mpls_tables.pop(table_id, None)
     return c.reply()
 
@@ -40,9 +42,12 @@ def sw_interface_set_mpls_enable(state: SimState, args: dict[str, Any]) -> Respo
         return c.reply(c.INVALID_SW_IF_INDEX)
     if 0 not in state.mpls_tables:
         return c.reply(c.NO_SUCH_FIB)
-    step = 1 if args.get("enable", True) else -1
-    itf.mpls_refs = (itf.mpls_refs + step) % 256
+    step_mpls(state, itf.sw_if_index, 1 if args.get("enable", True) else -1)
     return c.reply()
+
+
+def step_mpls(state: SimState, sw_if_index: int, step: int) -> None:
+    state.mpls_refs[sw_if_index] = (state.mpls_refs.get(sw_if_index, 0) + step) % 256
 
 
 def mpls_interface_dump(state: SimState, args: dict[str, Any]) -> Response:
@@ -52,7 +57,7 @@ def mpls_interface_dump(state: SimState, args: dict[str, Any]) -> Response:
         [
             {"sw_if_index": i}
             for i in indexes
-            if i in state.interfaces and state.interfaces[i].mpls_refs
+            if i in state.interfaces and state.mpls_refs.get(i)
         ]
     )
 

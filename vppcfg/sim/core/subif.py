@@ -9,7 +9,16 @@ Observed VPP behaviour this models:
   or NO_TAGS, which the main interface itself uses) fails with -1 *after* an
   index was allocated: the reply carries that index, the next create reuses it;
 - create_vlan_subif on a sub creates the sub on the parent; create_subif on a
-  sub "succeeds" with a strange `local0.<id>` whose sup is the sub.
+  sub "succeeds" with a strange `local0.<id>` whose sup is the sub;
+- deleting a hardware interface (bond, loopback, tap, af_packet) that still has
+  sub-interfaces frees its VLAN tables before deleting the subs, which then
+  clear their "in use" mark in tables handed out again in another order: with
+  both dot1q and dot1ad subs, or QinQ subs under two or more outer tags, the
+  marks stay on the hw_if_index with the tables swapped. A later sub on that
+  hw_if_index (a recreated bond, any interface reusing the index) matching a
+  stale mark fails with -1, which clears the mark (a retry succeeds). A hw
+  interface with only single-tag dot1q subs is left clean. (VPP's
+  ethernet_delete_interface / ethernet_sw_interface_get_config.)
 """
 
 from __future__ import annotations
@@ -58,6 +67,38 @@ def forget(state: SimState, sw_if_index: int) -> None:
                 del state.sub_index[key]
 
 
+def _vlan_mark(key: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """A match's slot in ethernet's VLAN tables (exact-match or not)."""
+    if key[0] == "one":
+        return ("one", key[1], key[2])
+    if key[0] == "two":
+        return ("two", key[1], key[2], key[3])
+    return None
+
+
+def leave_stale_vlans(state: SimState, sw_if_index: int) -> None:
+    """before_cascade hook: the marks of the subs about to go, swapped."""
+    marks = set()
+    for sub in state.subs.get(sw_if_index, ()):
+        itf = state.interfaces[sub]
+        key = _match_key(itf.sub_if_flags, itf.sub_outer_vlan_id, itf.sub_inner_vlan_id)
+        mark = _vlan_mark(key) if key else None
+        if mark:
+            marks.add(mark)
+    single = {m for m in marks if m[0] == "one"}
+    stale: set[tuple[Any, ...]] = set()
+    if len({m[1] for m in single}) == 2:  # dot1q and dot1ad tables trade places
+        stale |= {("one", not dot1ad, outer) for _, dot1ad, outer in single}
+    outers = sorted({(m[1], m[2]) for m in marks if m[0] == "two"})
+    if len(outers) >= 2:  # inner tables move on to the next outer tag
+        for (dot1ad, outer), (_, to) in zip(outers, outers[1:] + outers[:1], strict=True):
+            stale |= {("two", dot1ad, to, m[3]) for m in marks
+                      if m[0] == "two" and (m[1], m[2]) == (dot1ad, outer)}
+    if stale:
+        hw = state.interfaces[sw_if_index].hw_if_index
+        state.stale_vlans.setdefault(hw, set()).update(stale)
+
+
 def create(
     state: SimState,
     sup: SimInterface,
@@ -72,6 +113,11 @@ def create(
     key = _match_key(flags, outer, inner)
     # NO_TAGS clashes with the main interface, which takes untagged frames
     if key == ("untagged",) or (key and (sup.sw_if_index, *key) in state.sub_index):
+        return c.reply(c.UNSPECIFIED, sw_if_index=state.next_sw_if_index())
+    stale = state.stale_vlans.get(hw.hw_if_index, set())
+    mark = _vlan_mark(key) if key else None
+    if mark in stale:
+        stale.discard(mark)  # the failed create's undo clears the slot
         return c.reply(c.UNSPECIFIED, sw_if_index=state.next_sw_if_index())
     itf = state.add_interface(
         f"{hw.name}.{sub_id}",

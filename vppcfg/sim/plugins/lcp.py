@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from vppcfg.sim.core import subif
+from vppcfg.sim.core.mpls import step_mpls
 from vppcfg.sim.plugins import tap as tap_plugin
 from vppcfg.sim.plugins._util import (
     INVALID_ARGUMENT,
@@ -138,6 +139,7 @@ def create_pair(state: SimState, args: dict[str, Any]) -> tuple[int, Pair | None
     pair.pool_index = data.pool.get(pair)
     data.by_phy[phy.sw_if_index] = pair
     data.by_host[host.sw_if_index] = pair
+    sync_mpls(state, pair)
     return OK, pair
 
 
@@ -248,10 +250,16 @@ def lcp_itf_pair_get(state: SimState, args: dict[str, Any]) -> Response:
 
 def lcp_itf_pair_get_v2(state: SimState, args: dict[str, Any]) -> Response:
     sw_if_index = args.get("sw_if_index", NONE_INDEX)
-    response = _walk(state, args.get("cursor", 0), sw_if_index)
     if sw_if_index == NONE_INDEX:
+        response = _walk(state, args.get("cursor", 0))
         response.reply_name = "lcp_itf_pair_get_reply"  # what VPP really sends
-    return response
+        return response
+    # One interface: its pair whatever the cursor, and cursor ~0 in the reply.
+    pair = pairs(state).by_phy.get(sw_if_index)
+    retval = OK if pair is not None else INVALID_SW_IF_INDEX
+    return Response(reply={"retval": retval, "cursor": NONE_INDEX},
+                    details=[pair.details()] if pair is not None else [],
+                    details_name="lcp_itf_pair_details")
 
 
 def lcp_default_ns_get(state: SimState, args: dict[str, Any]) -> Response:
@@ -283,8 +291,21 @@ def sync_mtu(state: SimState, sw_if_index: int) -> None:
         state.interfaces[index].mtu[0] = new_mtu
 
 
+def sync_mpls(state: SimState, pair: Pair) -> None:
+    """linux-cp's MPLS sync: the host tap's MPLS follows the phy's (at pair
+    creation and on every change). Deleting the pair leaves the tap's count
+    on its freed index, like any interface's."""
+    phy_on = bool(state.mpls_refs.get(pair.phy_sw_if_index))
+    if phy_on != bool(state.mpls_refs.get(pair.host_sw_if_index)):
+        step_mpls(state, pair.host_sw_if_index, 1 if phy_on else -1)
+
+
 def _on_change(state: SimState, message: str, args: dict[str, Any]) -> None:
-    if message == "sw_interface_set_mtu":
+    if message == "sw_interface_set_mpls_enable":
+        pair = pairs(state).by_phy.get(args.get("sw_if_index", NONE_INDEX))
+        if pair is not None:
+            sync_mpls(state, pair)
+    elif message == "sw_interface_set_mtu":
         sync_mtu(state, args.get("sw_if_index", NONE_INDEX))
     elif message in ("create_vlan_subif", "create_subif"):
         _auto_subint(state, message, args)

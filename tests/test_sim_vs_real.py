@@ -1,0 +1,122 @@
+"""API sequences where the real VPP keeps state the simulator used to drop,
+run against both (the real one with marker `real`): they must answer alike.
+
+- deleting a bond with dot1q+dot1ad or QinQ sub-interfaces leaves stale
+  VLAN marks on its hw_if_index: create_subif then answers -1 (once);
+- a bond with only dot1q sub-interfaces is left clean;
+- MPLS stays enabled on a deleted interface's index and is inherited;
+- linux-cp copies a phy's MPLS onto its host tap.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from vppcfg.vpp import VppConnection
+
+ONE_TAG, TWO_TAGS, DOT1AD, EXACT = 2, 4, 8, 16
+
+
+@pytest.fixture(params=["sim", pytest.param("real", marks=pytest.mark.real)])
+def vpp(request: Any, vpp_sim_factory: Any) -> Any:
+    if request.param == "sim":
+        handle = vpp_sim_factory()
+    else:
+        handle = request.getfixturevalue("vpp_real_instance")
+    with VppConnection.open(handle.socket, handle.api_dir) as conn:
+        yield conn
+
+
+def retval(conn: Any, message: str, **args: Any) -> int:
+    """The call's retval (vppcfg's connection raises on a negative one)."""
+    try:
+        return int(conn.call(message, **args).retval)
+    except Exception as err:
+        return int(getattr(err, "retval", -999))
+
+
+def bond(conn: Any) -> int:
+    return conn.call("bond_create2", id=0, mode=5, lb=1, numa_only=False, enable_gso=False,
+                     use_custom_mac=False, mac_address="00:00:00:00:00:00").sw_if_index
+
+
+def subif(conn: Any, parent: int, sub_id: int, flags: int, outer: int, inner: int = 0) -> int:
+    return retval(conn, "create_subif", sw_if_index=parent, sub_id=sub_id,
+                  sub_if_flags=flags | EXACT, outer_vlan_id=outer, inner_vlan_id=inner)
+
+
+def test_bond_deleted_with_dot1q_and_dot1ad_subs_leaves_stale_vlans(vpp):
+    b = bond(vpp)
+    assert subif(vpp, b, 100, ONE_TAG, 100) == 0
+    assert subif(vpp, b, 200, ONE_TAG, 200) == 0
+    assert subif(vpp, b, 300, ONE_TAG | DOT1AD, 300) == 0
+    vpp.call("bond_delete", sw_if_index=b)
+    b = bond(vpp)
+    assert subif(vpp, b, 100, ONE_TAG, 100) == 0
+    assert subif(vpp, b, 200, ONE_TAG, 200) == 0
+    assert subif(vpp, b, 300, ONE_TAG, 300) == -1  # dot1ad's mark, now in the dot1q table
+    assert subif(vpp, b, 300, ONE_TAG, 300) == 0  # the failure cleared it
+
+
+def test_bond_deleted_with_qinq_subs_swaps_their_inner_tags(vpp):
+    b = bond(vpp)
+    assert subif(vpp, b, 200, TWO_TAGS, 100, 10) == 0
+    assert subif(vpp, b, 100, TWO_TAGS, 200, 20) == 0
+    vpp.call("bond_delete", sw_if_index=b)
+    b = bond(vpp)
+    assert subif(vpp, b, 200, TWO_TAGS, 100, 20) == -1
+    assert subif(vpp, b, 100, TWO_TAGS, 200, 10) == -1
+
+
+def test_bond_deleted_with_only_dot1q_subs_is_clean(vpp):
+    b = bond(vpp)
+    for vlan in (100, 200, 300):
+        assert subif(vpp, b, vlan, ONE_TAG, vlan) == 0
+    vpp.call("bond_delete", sw_if_index=b)
+    b = bond(vpp)
+    for vlan in (300, 200, 100):
+        assert subif(vpp, b, vlan, ONE_TAG, vlan) == 0
+
+
+def mpls_enabled(conn: Any) -> set[int]:
+    return {d.sw_if_index for d in conn.call("mpls_interface_dump", sw_if_index=0xFFFFFFFF)}
+
+
+def test_mpls_survives_on_a_deleted_interfaces_index(vpp):
+    vpp.call("mpls_table_add_del", mt_is_add=True, mt_table={"mt_table_id": 0, "mt_name": ""})
+    loop = vpp.call("create_loopback_instance", mac_address="00:00:00:00:00:00",
+                    is_specified=True, user_instance=7).sw_if_index
+    vpp.call("sw_interface_set_mpls_enable", sw_if_index=loop, enable=True)
+    vpp.call("delete_loopback", sw_if_index=loop)
+    again = vpp.call("create_loopback_instance", mac_address="00:00:00:00:00:00",
+                     is_specified=True, user_instance=8).sw_if_index
+    assert again == loop  # the pool hands the freed index out again
+    assert again in mpls_enabled(vpp)
+
+
+def test_lcp_copies_mpls_to_the_host_tap(vpp):
+    vpp.call("mpls_table_add_del", mt_is_add=True, mt_table={"mt_table_id": 0, "mt_name": ""})
+    loop = vpp.call("create_loopback_instance", mac_address="00:00:00:00:00:00",
+                    is_specified=True, user_instance=3).sw_if_index
+    vpp.call("sw_interface_set_mpls_enable", sw_if_index=loop, enable=True)
+    vpp.call("lcp_itf_pair_add_del_v3", is_add=True, sw_if_index=loop, host_if_name="lo3",
+             host_if_type=0, netns="")
+    pair = next(iter(vpp.call("lcp_itf_pair_get_v2", cursor=0xFFFFFFFF,
+                              sw_if_index=loop)[1]))
+    assert mpls_enabled(vpp) == {loop, pair.host_sw_if_index}
+    vpp.call("sw_interface_set_mpls_enable", sw_if_index=loop, enable=False)
+    assert mpls_enabled(vpp) == set()
+
+
+def test_lcp_pair_get_for_one_interface_ignores_the_cursor(vpp):
+    loop = vpp.call("create_loopback_instance", mac_address="00:00:00:00:00:00",
+                    is_specified=True, user_instance=4).sw_if_index
+    assert retval(vpp, "lcp_itf_pair_get_v2", cursor=0, sw_if_index=loop) == -2  # no pair
+    vpp.call("lcp_itf_pair_add_del_v3", is_add=True, sw_if_index=loop, host_if_name="lo4",
+             host_if_type=0, netns="")
+    for cursor in (0, 5, 0xFFFFFFFF):
+        reply, details = vpp.call("lcp_itf_pair_get_v2", cursor=cursor, sw_if_index=loop)
+        assert reply.cursor == 0xFFFFFFFF
+        assert [d.phy_sw_if_index for d in details] == [loop]
