@@ -35,6 +35,9 @@ def fail_every_call(sim: Any, conn: Any, target: Dataplane) -> int:
         assert outcome.rollback is not None and outcome.rollback.complete, (
             f"k={k}: {format_outcome(outcome)}")
         assert conn.dump() == pre, f"k={k}: state after rollback differs"
+        # the report adds up: never more undone than it says was needed
+        assert len(outcome.rollback.executed) + len(outcome.rollback.errors) \
+            <= outcome.rollback.planned, format_outcome(outcome)
     pytest.fail("the apply never completed")
 
 

@@ -228,10 +228,9 @@ def rollback(conn: Any, target: Dataplane, engine: Engine | None = None) -> Roll
 
 
 def _roll_back(conn: Any, target: Dataplane, engine: Engine, report: RollbackReport) -> None:
-    for round_no in range(ROLLBACK_ROUNDS):
+    for _ in range(ROLLBACK_ROUNDS):
         ops = engine.plan(target, claim_new(conn.dump(), target))
-        if round_no == 0:
-            report.planned = len(ops)
+        report.planned += len(ops)  # over both rounds, so "undone of needed" adds up
         if not ops:
             break
         ctx = _context(conn)
