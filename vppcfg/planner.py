@@ -319,19 +319,23 @@ def _predecessors(state: PlanState, ordered: list[Operation]) -> list[tuple[int,
     for before, afters in state.edges.items():
         for after in afters:
             sources.setdefault(after, []).append(before)
-    hidden: dict[OpId, frozenset[int]] = {}
+    hidden: dict[OpId, set[int]] = {}
 
-    def through(op_id: OpId) -> frozenset[int]:
-        if op_id in position:
-            return frozenset((position[op_id],))
-        if op_id not in hidden:
-            hidden[op_id] = frozenset()  # a cycle is impossible: _order checked
-            hidden[op_id] = frozenset().union(*(through(s) for s in sources.get(op_id, ())))
-        return hidden[op_id]
+    def emitted(op_id: OpId) -> set[int]:
+        found: set[int] = set()
+        for source in sources.get(op_id, ()):
+            at = position.get(source)
+            if at is not None:
+                found.add(at)
+            elif source in hidden:
+                found |= hidden[source]
+            else:
+                hidden[source] = set()  # a cycle is impossible: _order checked
+                hidden[source] = emitted(source)
+                found |= hidden[source]
+        return found
 
-    return [tuple(sorted(frozenset().union(*(through(s) for s in
-                                                sources.get((op.action, op.key), ())))))
-            for op in ordered]
+    return [tuple(sorted(emitted((op.action, op.key)))) for op in ordered]
 
 
 def summary(ops: Iterable[Operation]) -> dict[str, int]:
