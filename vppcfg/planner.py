@@ -21,12 +21,11 @@ Cost is linear in the number of nodes (plus a heap for the ready set).
 
 from __future__ import annotations
 
-import gc
 import heapq
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from typing import Any
 
+from vppcfg.gcpause import gc_paused
 from vppcfg.model import Dataplane, FrozenDict, InterfaceKind
 from vppcfg.objects import DESCRIPTORS, descriptor
 from vppcfg.objects.base import Claim, Node, NodeContext, ikey
@@ -262,22 +261,9 @@ def _hidden_types() -> frozenset[str]:
     return frozenset(desc.obj for desc in DESCRIPTORS if desc.virtual)
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Planning allocates many small acyclic objects; the cyclic collector
-    would rescan them (and the models) over and over: a third of the time."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def plan(desired: Dataplane, live: Dataplane) -> list[Operation]:
     """The ordered operations that turn ``live`` into ``desired`` (empty if equal)."""
-    with _gc_paused():
+    with gc_paused():
         return _plan(desired, live)
 
 
@@ -287,7 +273,7 @@ def plan_graph(desired: Dataplane, live: Dataplane) -> tuple[list[Operation],
     follow (the ordering edges, bridged over operations that are not emitted):
     what a pipelined executor may not reorder."""
     graph: list[tuple[int, ...]] = []
-    with _gc_paused():
+    with gc_paused():
         ops = _plan(desired, live, graph)
     return ops, graph
 

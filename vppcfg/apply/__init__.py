@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from vppcfg.gcpause import gc_paused
 from vppcfg.model import Dataplane
 from vppcfg.ops import Operation, VppContext
 
@@ -86,7 +87,11 @@ def apply_config(conn: Any, desired: Dataplane, engine: Engine | None = None,
     go out in waves without waiting for each reply: same plan, same replies
     checked, same rollback; see `run_pipelined`.
     """
-    engine = engine or Engine()
+    with gc_paused():  # many small objects per call, no cycles
+        return _apply(conn, desired, engine or Engine(), pipeline)
+
+
+def _apply(conn: Any, desired: Dataplane, engine: Engine, pipeline: bool) -> Outcome:
     pipelined = pipeline and engine.graph is not None and hasattr(conn, "pipelined_context")
     t0 = time.perf_counter()
     pre = conn.dump()

@@ -11,11 +11,8 @@ address such as ``10:20:30:40:50:51`` must never turn into an integer.
 
 from __future__ import annotations
 
-import gc
 import os
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path as FsPath
 from typing import Any
@@ -33,6 +30,7 @@ from vppcfg.config.problems import (
     format_path,
     index,
 )
+from vppcfg.gcpause import gc_paused
 
 MAX_BYTES = 4 * 1024 * 1024  # a generous limit: 10,000 objects take well under 1 MiB
 MAX_DEPTH = 32  # the language nests at most 6 levels
@@ -164,19 +162,6 @@ def decode(raw: bytes, filename: str) -> str:
         byte = raw[err.start]
         message = f"not valid UTF-8 (byte 0x{byte:02x}); save the file as UTF-8"
         raise ConfigIOError([Problem(filename, line, column, "", message)]) from None
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Parsing a large file allocates many small objects and frees none; the
-    cyclic collector would rescan them over and over."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def parse(text: str, filename: str) -> Document:

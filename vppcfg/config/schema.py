@@ -20,8 +20,9 @@ from yamale import validators as yv
 from yamale.schema.datapath import DataPath
 
 from vppcfg.config import names, tables
-from vppcfg.config.loader import Document, gc_paused
+from vppcfg.config.loader import Document
 from vppcfg.config.problems import Path, Problem, format_path, index
+from vppcfg.gcpause import gc_paused
 
 SECTIONS = {
     # section: (include name, how its keys are spelled, key check)

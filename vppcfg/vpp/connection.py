@@ -289,11 +289,13 @@ class VppConnection:
 
     def dump(self) -> Dataplane:
         """The whole live dataplane as a model value."""
+        from vppcfg.gcpause import gc_paused
         from vppcfg.vpp.dump import build_dataplane, collect
 
-        raw = collect(self)
-        self._dumped_index = {d["interface_name"]: d["sw_if_index"] for d in raw.interfaces}
-        return build_dataplane(raw)
+        with gc_paused():  # thousands of replies and dicts, no cycles
+            raw = collect(self)
+            self._dumped_index = {d["interface_name"]: d["sw_if_index"] for d in raw.interfaces}
+            return build_dataplane(raw)
 
     def acl_indexes(self) -> dict[str, int]:
         """ACL name -> index of every ACL in VPP, named as the dump names them,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from vppcfg.vpp.dump import NONE
@@ -17,6 +18,7 @@ READ_ONLY_SUFFIXES = ("_dump", "_get", "_get_v2")
 READ_ONLY = {"cli_inband", "control_ping", "show_version", "show_threads"}
 
 
+@cache
 def is_mutating(message: str) -> bool:
     return not (message in READ_ONLY or message.endswith(READ_ONLY_SUFFIXES))
 

@@ -21,7 +21,12 @@ _STRINGY = (
 )
 
 
+_AS_IS = frozenset({bool, int, float, str, bytes})  # exact types (enums are subclasses)
+
+
 def plain(value: Any) -> Any:
+    if type(value) in _AS_IS:  # most fields: a quick way out
+        return value
     if isinstance(value, tuple) and hasattr(value, "_fields"):
         return {k: plain(v) for k, v in zip(value._fields, value, strict=True) if k != "_0"}
     if isinstance(value, bool | str | bytes):

@@ -104,20 +104,17 @@ class DirectTransport:
         """The next message, or None when none came within the timeout."""
         if not self.connected or self.socket is None:
             raise TransportError(1, "not connected")
-        if timeout is not None:
-            self.socket.settimeout(timeout if timeout > 0 else None)
-        try:
-            if not self._fill(HEADER.size):
-                return None
-            _, length, _ = HEADER.unpack_from(self._in, self._pos)
-            if not self._fill(HEADER.size + length):
-                return None
-            start = self._pos + HEADER.size
-            self._pos = start + length
-            return bytes(self._in[start:self._pos])
-        finally:
-            if timeout is not None:
-                self.socket.settimeout(self.read_timeout)
+        wanted = self.read_timeout if timeout is None else (timeout if timeout > 0 else None)
+        if wanted != self.socket.gettimeout():
+            self.socket.settimeout(wanted)
+        if not self._fill(HEADER.size):
+            return None
+        _, length, _ = HEADER.unpack_from(self._in, self._pos)
+        if not self._fill(HEADER.size + length):
+            return None
+        start = self._pos + HEADER.size
+        self._pos = start + length
+        return bytes(self._in[start:self._pos])
 
     # -- pipelining -----------------------------------------------------------
 
