@@ -288,8 +288,12 @@ class RampRun:
 
     def _stop(self) -> None:
         try:
-            self.client.stop(ports=self.tx_ports)
-            time.sleep(self.plan.drain)
+            stopping = self.clock()
+            # keep the RX filters through the drain: flow statistics count what is still in
+            # the device only while they are set (the client waits that long, then removes
+            # them; after that a late packet counts as an error, not as received)
+            self.client.stop(ports=self.tx_ports, rx_delay_ms=round(self.plan.drain * 1000))
+            time.sleep(max(0.0, self.plan.drain - (self.clock() - stopping)))
             self.final = self.session.settled_stats(self.ports, self.plan.stats_tick, 5)
         except Exception:  # server gone or interrupted again: keep what we have
             self.final = self._last_raw

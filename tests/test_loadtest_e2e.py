@@ -110,6 +110,17 @@ def test_packets_in_flight_through_a_slow_device_are_not_loss(trex_emu_factory, 
     assert d0["lossless_pps"] == pytest.approx(0.5e6, rel=0.05)
 
 
+def test_the_drain_waits_for_packets_still_in_the_device(trex_emu_factory, tmp_path):
+    # flow statistics count a packet only while the RX filters are set, and the client
+    # removes them 100 ms after a stop unless told otherwise: with 300 ms of packets in
+    # the device, the drain must keep them, or the last 200 ms would count as lost
+    emu = trex_emu_factory(dut_delay_ms=300.0, time_scale=1.0)
+    run = _ramp(emu, tmp_path / "drain.json", "--start-rate", "0.1mpps", "--rate", "0.2mpps",
+                "--duration", "0.5", "--sample-interval", "0.25", "--drain", "0.5")
+    total = run["summary"]["totals"]["0->1"]
+    assert total["tx_packets"] > 0 and total["lost_packets"] == 0, total
+
+
 def test_bidirectional_ramp_loses_per_direction(trex_emu_factory, tmp_path):
     emu = trex_emu_factory(capacity_pps=(0.87e6, 0.53e6), time_scale=1.0, stats_tick=0.001)
     # 30 steps of 20 kpps: each direction's result is within a step or two of its capacity

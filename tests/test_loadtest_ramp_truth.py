@@ -76,7 +76,7 @@ class SlowGenerator:
     def update(self, ports, mult) -> None:
         self._set(float(mult))
 
-    def stop(self, ports) -> None:
+    def stop(self, ports, rx_delay_ms=None) -> None:
         self._set(0.0)
 
     def get_stats(self, ports) -> dict:

@@ -18,7 +18,7 @@ from typing import Any
 
 from . import stats
 from .config import EmuConfig
-from .traffic import LatencyAcc, PortTraffic, Stream, multiplier_for
+from .traffic import Counts, LatencyAcc, PortTraffic, Stream, multiplier_for
 from .wire import Params, RpcError, bad_param, exec_failed
 
 API_NAME, API_MAJOR, API_MINOR = "STL", 5, 1
@@ -90,9 +90,36 @@ class Port:
     # (the client removes them after stop and wait_on_traffic). Over filters still set by an
     # earlier run the real server counts no flow-statistics RX at all for the new run.
     rx_filters: bool = False
+    # flow-statistics RX per stream frozen when the filters were removed: what arrives later
+    # (still in the device) is not counted, and stays uncounted (rx_missed) after a new start
+    rx_frozen: dict[int, int] | None = None
+    rx_missed: dict[int, int] = field(default_factory=dict)
 
     def running(self) -> list[Stream]:
         return [s for s in self.streams.values() if s.enabled and s.self_start]
+
+    def flow_rx(self, key: int, counts: Counts) -> int:
+        """Flow-statistics RX of one stream, given the port's visible counts."""
+        live = counts.flow_rx(key) - self.rx_missed.get(key, 0)
+        return live if self.rx_frozen is None else self.rx_frozen.get(key, live)
+
+    def remove_rx_filters(self, now: float) -> None:
+        if self.rx_filters:
+            counts = self.traffic.visible(now)
+            self.rx_frozen = {k: self.flow_rx(k, counts) for k in counts.rx}
+        self.rx_filters = False
+
+    def arm_rx_filters(self, now: float) -> bool:
+        """A start sets the filters afresh; False when those of an earlier run are still
+        set (then the run gets no flow-statistics RX at all)."""
+        if self.rx_frozen is not None:
+            counts = self.traffic.visible(now)
+            for key, frozen in self.rx_frozen.items():
+                self.rx_missed[key] = counts.flow_rx(key) - frozen
+            self.rx_frozen = None
+        stale = self.rx_filters
+        self.rx_filters = any(s.pg_id is not None for s in self.running())
+        return not stale
 
     def run_counts_flow_rx(self) -> bool:
         """Whether flow statistics count what the current (or last) run delivers."""
@@ -425,9 +452,8 @@ class TrexState:
         now = self.clock()
         port.mult = multiplier_for(mul, streams, self.speed_bps)
         port.duration_left = duration if duration > 0 else -1.0
-        stale = port.rx_filters
-        port.rx_filters = any(s.pg_id is not None for s in streams)
-        port.t_end = port.traffic.start(now, streams, port.mult, duration, flow_rx=not stale)
+        fresh = port.arm_rx_filters(now)
+        port.t_end = port.traffic.start(now, streams, port.mult, duration, flow_rx=fresh)
         port.state, port.profile = "TX", profile
         self.emit(EV_PROFILE_STARTED, {"port_id": port.port_id, "profile_id": profile})
         self.emit(EV_PORT_STARTED, {"port_id": port.port_id})
@@ -467,7 +493,7 @@ class TrexState:
         self.emit(EV_PORT_STOPPED, {"port_id": port.port_id})
 
     def rpc_remove_rx_filters(self, p: Params) -> dict:
-        self._owned_port(p).rx_filters = False
+        self._owned_port(p).remove_rx_filters(self.clock())
         return {}
 
     def rpc_stop_traffic(self, p: Params) -> dict:

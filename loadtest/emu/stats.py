@@ -123,7 +123,7 @@ def flow_entry(ports: list[Port], pg_id: int, now: float) -> dict:
     entry.update({k: dict.fromkeys(names, 0.0) for k in ("rbs", "rps", "tbs", "tps")})
     for port, s in pg_streams(ports, pg_id):
         counts = port.traffic.visible(now)
-        tx, rx = counts.tx.get(s.key, 0), counts.flow_rx(s.key)
+        tx, rx = counts.tx.get(s.key, 0), port.flow_rx(s.key, counts)
         src, dst = str(port.port_id), str(port.port_id ^ 1)
         entry["tp"][src] += tx
         entry["tb"][src] += tx * s.frame_len
@@ -146,7 +146,7 @@ def latency_sample(ports: list[Port], pg_id: int, now: float, base_us: float
     for port, s in pg_streams(ports, pg_id):
         counts = port.traffic.visible(now)
         sent += counts.tx.get(s.key, 0)
-        received += counts.flow_rx(s.key)
+        received += port.flow_rx(s.key, counts)
         if port.traffic.segments:
             latency = max(latency, port.traffic.segments[-1].latency_us)
     return sent, received, latency
