@@ -78,7 +78,7 @@ def test_a_router_that_refuses_stops_the_rollout_on_real_vpps(vpp_real_factory) 
         out = result.stdout + result.stderr
         assert result.returncode != 0, out
         assert "Traceback" not in out
-        assert "apply FAILED" in out and "lcp" in out
+        assert "apply FAILED: create lcp interfaces/host-ge0" in out, out
         assert "final state: VPP is back to the state before the apply" in out
         assert dump("r2") == before["r2"]
         assert dump("r3") == before["r3"]
