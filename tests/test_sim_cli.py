@@ -80,6 +80,20 @@ def test_commands_become_api_calls_with_full_arguments() -> None:
     assert (first["srcport_or_icmptype_first"], first["dstport_or_icmpcode_last"]) == (1024, 80)
     assert (second["is_permit"], second["dst_prefix"]) == (0, "::/0")
 
+    # as acl.c parses (seen on vpp-real): a word it does not know ends the rule
+    # silently, tag included, and the tag defaults to `cli`; tcpflags VALUE [mask] MASK
+    args = only_call("set acl-plugin acl permit ipv6 proto 17 dport 53 tag dns6")[1]
+    (rule,) = args["r"]
+    assert (args["tag"], rule["is_permit"], rule["proto"], rule["src_prefix"]) == \
+        ("cli", 1, 0, "0.0.0.0/0")
+    args = only_call("set acl-plugin acl permit proto 6 tcpflags 2 2, deny tcpflags 1 mask 3 "
+                     "src 10.0.0.1/8 tag syn")[1]
+    first, second = args["r"]
+    assert args["tag"] == "syn"
+    assert (first["tcp_flags_value"], first["tcp_flags_mask"]) == (2, 2)
+    assert (second["tcp_flags_value"], second["tcp_flags_mask"], second["src_prefix"]) == \
+        (1, 3, "10.0.0.0/8")
+
     cases = {
         "set interface state GigabitEthernet3/0/2 up": ("sw_interface_set_flags",
                                                         {"sw_if_index": 3, "flags": 1}),

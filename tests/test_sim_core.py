@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from vppcfg.sim.cli import SimCli
 from vppcfg.sim.dataplane import SimDataplane, is_mutating, load_plugins
 from vppcfg.sim.inventory import Phy, default_inventory
 from vppcfg.sim.state import NONE_INDEX, SimState
@@ -83,6 +84,19 @@ def test_freed_indexes_are_reused_last_freed_first(model: SimDataplane) -> None:
     ok(model, "delete_subif", sw_if_index=6)
     assert ok(model, "create_loopback", mac_address="00:00:00:00:00:00")["sw_if_index"] == 6
     assert ok(model, "create_loopback", mac_address="00:00:00:00:00:00")["sw_if_index"] == 5
+
+
+def test_an_outer_tag_of_any_is_refused_as_vpp_does(model: SimDataplane) -> None:
+    # vpp-real: `dot1q any` (also with `inner-dot1q any`) is -1 "not implemented yet"
+    for flags in (2 | 64, 4 | 64 | 128, 2 | 64 | 16):
+        refused = call(model, "create_subif", sw_if_index=1, sub_id=300, sub_if_flags=flags)
+        assert refused["retval"] == -1
+    assert ok(model, "create_vlan_subif", sw_if_index=1, vlan_id=7)["sw_if_index"] == 5
+    cli = SimCli(model)
+    out, retval = cli.run("create sub-interfaces GigabitEthernet3/0/0 302 dot1q any")
+    assert (out, retval) == ("create sub-interfaces: not implemented yet\n", -1)
+    out, retval = cli.run("create sub-interfaces GigabitEthernet3/0/0 8 dot1q 7 exact-match")
+    assert (out, retval) == ("create sub-interfaces: vlan is already in use\n", -1)
 
 
 def test_loopback_instances_end_at_vpps_limit(model: SimDataplane) -> None:

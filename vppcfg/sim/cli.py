@@ -395,8 +395,10 @@ def _create_sub(cli: SimCli, w: Words) -> str:
     sub_id = w.number("sub-interface id")
     flags, outer, inner = _encapsulation(w, sub_id)
     w.done()
-    reply = cli.call(w.path, "create_subif", sw_if_index=parent, sub_id=sub_id,
-                     sub_if_flags=flags, outer_vlan_id=outer, inner_vlan_id=inner)
+    # VPP's texts for the -1 of ethernet_sw_interface_add_del
+    error = "not implemented yet" if flags & SUB_OUTER_ANY else "vlan is already in use"
+    reply = cli.call(w.path, "create_subif", errors={-1: error}, sw_if_index=parent,
+                     sub_id=sub_id, sub_if_flags=flags, outer_vlan_id=outer, inner_vlan_id=inner)
     return cli.created(w.path, reply)
 
 
@@ -815,15 +817,22 @@ def _sflow_direction(cli: SimCli, w: Words) -> str:
 
 @command("set acl-plugin acl")
 def _set_acl(cli: SimCli, w: Words) -> str:
-    index = NONE
-    if w.accept("index"):
-        index = w.number("index")
-    text = w.rest()
-    tag = ""
-    match = re.search(r"\s*\btag\s+(\S+)\s*$", text)
-    if match:
-        tag, text = match[1], text[: match.start()]
-    rules = [_acl_rule(w.path, r.split()) for r in text.split(",") if r.strip()]
+    """acl.c's parser: options in any order, `,` starts the next rule; the first
+    word it does not know ends the parsing, silently (the rest, a tag too, is
+    ignored), and an ACL without a tag is tagged `cli`."""
+    words = Words(w.path, w.rest().replace(",", " , ").split())
+    index, tag = NONE, "cli"
+    rules: list[dict[str, Any]] = []
+    while words.peek() is not None:
+        word = words.take("option")
+        if word == "index" and _int(words.peek()) is not None:
+            index = int(words.take("index"))
+        elif word == "tag" and words.peek() is not None:
+            tag = words.take("tag")
+        elif word == ",":
+            rules.append(_acl_rule_defaults())
+        elif not _acl_option(word, words, rules):
+            break
     try:
         reply = cli.call(w.path, "acl_add_replace", acl_index=index, tag=tag, count=len(rules),
                          r=rules)
@@ -832,27 +841,46 @@ def _set_acl(cli: SimCli, w: Words) -> str:
     return f"ACL index:{reply.get('acl_index', index)}\n"
 
 
-def _acl_rule(path: str, words: list[str]) -> dict[str, Any]:
-    w = Words(path, words)
-    rule: dict[str, Any] = {"is_permit": _choice(w, ACL_ACTIONS, "action"),
-                            "src_prefix": "0.0.0.0/0", "dst_prefix": "0.0.0.0/0",
-                            "srcport_or_icmptype_last": 65535, "dstport_or_icmpcode_last": 65535}
-    while w.peek() is not None:
-        word = w.take("option")
-        if word in ("src", "dst"):
-            rule[f"{word}_prefix"] = _prefix(w, word, strict=True)
-        elif word == "proto":
-            rule["proto"] = w.number("proto", 255)
-        elif word in ("sport", "dport"):
-            low, _, high = w.take(word).partition("-")
-            key = "srcport_or_icmptype" if word == "sport" else "dstport_or_icmpcode"
-            try:
-                rule[f"{key}_first"], rule[f"{key}_last"] = int(low), int(high or low)
-            except ValueError:
-                raise w.unknown(back=1) from None
-        else:
-            raise w.unknown(back=1)
-    return rule
+def _acl_rule_defaults() -> dict[str, Any]:
+    return {"is_permit": 1, "src_prefix": "0.0.0.0/0", "dst_prefix": "0.0.0.0/0",
+            "srcport_or_icmptype_last": 65535, "dstport_or_icmpcode_last": 65535}
+
+
+def _int(word: str | None) -> int | None:
+    return int(word) if word is not None and word.isdigit() else None
+
+
+def _acl_option(word: str, w: Words, rules: list[dict[str, Any]]) -> bool:
+    """Apply one option to the current rule; False when acl.c would stop here."""
+    if not rules:
+        rules.append(_acl_rule_defaults())
+    rule = rules[-1]
+    if word in ACL_ACTIONS:
+        rule["is_permit"] = ACL_ACTIONS[word]
+    elif word in ("action", "proto") and _int(w.peek()) is not None:
+        rule["is_permit" if word == "action" else "proto"] = int(w.take(word)) & 0xFF
+    elif word in ("src", "dst") and w.peek() is not None:
+        try:
+            rule[f"{word}_prefix"] = str(ipaddress.ip_network(w.peek(), strict=False))
+        except ValueError:
+            return False
+        w.take(word)
+    elif word in ("sport", "dport") and w.peek() is not None:
+        low, dash, high = w.peek().partition("-")
+        if _int(low) is None or (dash and _int(high) is None):
+            return False
+        w.take(word)
+        key = "srcport_or_icmptype" if word == "sport" else "dstport_or_icmpcode"
+        rule[f"{key}_first"], rule[f"{key}_last"] = int(low), int(high or low)
+    elif word == "tcpflags" and _int(w.peek()) is not None:
+        value = int(w.take("tcp flags"))
+        w.accept("mask")
+        if _int(w.peek()) is None:
+            return False
+        rule["tcp_flags_value"], rule["tcp_flags_mask"] = value, int(w.take("mask"))
+    else:
+        return False
+    return True
 
 
 @command("delete acl-plugin acl")

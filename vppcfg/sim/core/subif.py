@@ -8,6 +8,8 @@ Observed VPP behaviour this models:
 - a sub whose match is already taken (the same outer vlan as an exact-match sub,
   or NO_TAGS, which the main interface itself uses) fails with -1 *after* an
   index was allocated: the reply carries that index, the next create reuses it;
+  so does an outer tag of "any" (`dot1q any`, with or without `inner-dot1q
+  any`), which VPP has not implemented (vpp-real: -1, CLI "not implemented yet");
 - create_vlan_subif on a sub creates the sub on the parent; create_subif on a
   sub "succeeds" with a strange `local0.<id>` whose sup is the sub;
 - deleting a hardware interface (bond, loopback, tap, af_packet) that still has
@@ -112,7 +114,8 @@ def create(
         return c.reply(c.VLAN_ALREADY_EXISTS, sw_if_index=c.NONE_INDEX)
     key = _match_key(flags, outer, inner)
     # NO_TAGS clashes with the main interface, which takes untagged frames
-    if key == ("untagged",) or (key and (sup.sw_if_index, *key) in state.sub_index):
+    if key == ("untagged",) or (key and (sup.sw_if_index, *key) in state.sub_index) \
+            or flags & OUTER_ANY:
         return c.reply(c.UNSPECIFIED, sw_if_index=state.next_sw_if_index())
     stale = state.stale_vlans.get(hw.hw_if_index, set())
     mark = _vlan_mark(key) if key else None
