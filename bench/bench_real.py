@@ -1,6 +1,7 @@
 """vppcfg against the REAL VPP (../shared/vpp-real): dump, plan and apply speed.
 
-    sudo .venv/bin/python bench/bench_real.py [--sizes 100,1000,5000] [--no-pipeline]
+    sudo .venv/bin/python bench/bench_real.py [--sizes 100,1000,5000] [--runs 3]
+        [--no-pipeline] [--skip-issue] [--src DIR]
 
 Two parts, each on a fresh VPP in a network namespace of its own (tests/real.py):
 
@@ -13,9 +14,10 @@ Two parts, each on a fresh VPP in a network namespace of its own (tests/real.py)
 2. dump, plan and apply of configs of about 100 / 1,000 / 5,000 changes, with
    changes per second.
 
-`--no-pipeline` runs the apply one call at a time (the way before pipelining)
-for a side-by-side figure. Without root or ../shared/vpp-real it prints why and
-exits 0.
+Every figure is the best of --runs (the machine is shared). `--no-pipeline`
+runs the in-process applies one call at a time; `--src DIR` runs the CLI from
+the vppcfg package in DIR (an export of an older commit) for a side-by-side
+figure. Without root or ../shared/vpp-real it prints why and exits 0.
 """
 
 from __future__ import annotations
@@ -81,7 +83,8 @@ def show(what: str, r: dict, changes: int = 0) -> None:
           f"{rate}{tail}", flush=True)
 
 
-def apply_in_process(vpp, path: str, pipeline: bool) -> str:
+def apply_in_process(vpp, path: str, pipeline: bool) -> tuple[float, str]:
+    """(wall seconds, a line of figures) of one apply_config of the file."""
     want = config.load(path)
     with VppConnection.open(vpp.socket, vpp.api_dir, timeout=60) as conn:
         started = time.perf_counter()
@@ -91,35 +94,43 @@ def apply_in_process(vpp, path: str, pipeline: bool) -> str:
         raise SystemExit(format_outcome(outcome))
     t, n = outcome.timings, len(outcome.executed)
     waves = f", {outcome.waves} waves" if outcome.waves else ""
-    return (f"{n} changes in {wall:.2f}s ({n / wall if wall else 0:,.0f}/s; dump "
-            f"{t['dump']:.2f} plan {t['plan']:.2f} execute {t.get('execute', 0):.2f} "
-            f"verify {t.get('verify', 0):.2f}{waves})")
+    return wall, (f"{n} changes in {wall:.2f}s ({n / wall if wall else 0:,.0f}/s; dump "
+                  f"{t['dump']:.2f} plan {t['plan']:.2f} execute {t.get('execute', 0):.2f} "
+                  f"verify {t.get('verify', 0):.2f}{waves})")
 
 
-def issue_config(pipeline: bool, tmp: str, src: str | None) -> None:
+def issue_config(pipeline: bool, tmp: str, src: str | None, runs: int) -> None:
     full = write(generate(250, 200), tmp, "full.yaml")
     empty = write(generate(0, 0), tmp, "empty.yaml")
     lock = ["--lock-file", os.path.join(tmp, "lock"), "--state-dir", os.path.join(tmp, "st")]
     print(f"issue-12 config: 4 PHYs x 250 subs (v4+v6) + 200 loopbacks, vppcfg from "
-          f"{src or ROOT}", flush=True)
+          f"{src or ROOT}, best of {runs}", flush=True)
+    steps: dict[str, list[dict]] = {}
     with vpp_real(PHYS) as vpp:
-        r = cli(vpp, "apply", "-c", full, *lock, src=src)
-        show("vppcfg apply from empty", r, _applied(r))
-        show("vppcfg dump", cli(vpp, "dump", "-o", os.path.join(tmp, "dump.yaml"), src=src))
-        show("vppcfg plan, nothing to change", cli(vpp, "plan", "-c", full, src=src))
-        r = cli(vpp, "apply", "-c", empty, *lock, src=src)
-        show("vppcfg apply back to empty", r, _applied(r))
+        for _ in range(runs):  # each round: empty -> full -> (dump, plan) -> empty
+            for name, args in (("vppcfg apply from empty", ["apply", "-c", full, *lock]),
+                               ("vppcfg dump", ["dump", "-o", os.path.join(tmp, "d.yaml")]),
+                               ("vppcfg plan, nothing to change", ["plan", "-c", full]),
+                               ("vppcfg apply back to empty", ["apply", "-c", empty, *lock])):
+                steps.setdefault(name, []).append(cli(vpp, *args, src=src))
+        for name, results in steps.items():
+            r = min(results, key=lambda r: r["wall"])
+            show(name, r, _applied(r))
         if src:
             return
-        print(f"  in process, {'pipelined' if pipeline else 'one call at a time'}:",
-              flush=True)
-        print(f"    apply from empty: {apply_in_process(vpp, full, pipeline)}", flush=True)
-        with VppConnection.open(vpp.socket, vpp.api_dir, timeout=60) as conn:
-            started = time.perf_counter()
-            conn.dump()
-            dumped = time.perf_counter() - started
-        print(f"    dump: {dumped:.3f}s, {conn.calls} API requests", flush=True)
-        print(f"    apply back to empty: {apply_in_process(vpp, empty, pipeline)}", flush=True)
+        print(f"  in process, {'pipelined' if pipeline else 'one call at a time'}, best of "
+              f"{runs}:", flush=True)
+        there, back, dumps = [], [], []
+        for _ in range(runs):
+            there.append(apply_in_process(vpp, full, pipeline))
+            with VppConnection.open(vpp.socket, vpp.api_dir, timeout=60) as conn:
+                started = time.perf_counter()
+                conn.dump()
+                dumps.append((time.perf_counter() - started, conn.calls))
+            back.append(apply_in_process(vpp, empty, pipeline))
+        print(f"    apply from empty: {min(there)[1]}", flush=True)
+        print(f"    dump: {min(dumps)[0]:.3f}s, {min(dumps)[1]} API requests", flush=True)
+        print(f"    apply back to empty: {min(back)[1]}", flush=True)
 
 
 def _applied(r: dict) -> int:
@@ -127,26 +138,29 @@ def _applied(r: dict) -> int:
     return int(found[1]) if found else 0
 
 
-def sizes(changes: list[int], pipeline: bool, tmp: str) -> None:
+def sizes(changes: list[int], pipeline: bool, tmp: str, runs: int) -> None:
     """Configs of about `n` changes (a sub-interface with two addresses is about
     five: create, MTU, two addresses, state; the exact count is printed)."""
     empty = write(generate(0, 0), tmp, "empty.yaml")
     with vpp_real(PHYS) as vpp:
         for n in changes:
             path = write(generate(max(1, n // (5 * len(PHYS))), 0), tmp, f"size{n}.yaml")
-            with VppConnection.open(vpp.socket, vpp.api_dir, timeout=60) as conn:
-                want = config.load(path)
-                started = time.perf_counter()
-                ops = plan(want, conn.dump())
-                planned = time.perf_counter() - started
-            applied = apply_in_process(vpp, path, pipeline)
-            with VppConnection.open(vpp.socket, vpp.api_dir, timeout=60) as conn:
-                started = time.perf_counter()
-                conn.dump()
-                dumped = time.perf_counter() - started
-            print(f"{len(ops):>6} changes: dump+plan {planned:.3f}s; apply {applied}; "
-                  f"dump of the result {dumped:.3f}s", flush=True)
-            apply_in_process(vpp, empty, pipeline)
+            applied, planned, dumped = [], [], []
+            for _ in range(runs):
+                with VppConnection.open(vpp.socket, vpp.api_dir, timeout=60) as conn:
+                    want = config.load(path)
+                    started = time.perf_counter()
+                    ops = plan(want, conn.dump())
+                    planned.append(time.perf_counter() - started)
+                applied.append(apply_in_process(vpp, path, pipeline))
+                with VppConnection.open(vpp.socket, vpp.api_dir, timeout=60) as conn:
+                    started = time.perf_counter()
+                    conn.dump()
+                    dumped.append(time.perf_counter() - started)
+                apply_in_process(vpp, empty, pipeline)
+            print(f"{len(ops):>6} changes, best of {runs}: dump+plan from empty "
+                  f"{min(planned):.3f}s; apply {min(applied)[1]}; dump of the result "
+                  f"{min(dumped):.3f}s", flush=True)
 
 
 def main() -> int:
@@ -154,6 +168,7 @@ def main() -> int:
     parser.add_argument("--sizes", default="100,1000,5000")
     parser.add_argument("--no-pipeline", action="store_true")
     parser.add_argument("--skip-issue", action="store_true", help="only the sizes")
+    parser.add_argument("--runs", type=int, default=3, help="best of RUNS (default 3)")
     parser.add_argument("--src", help="run the CLI from the vppcfg package in this directory "
                         "(e.g. an export of an older commit); the issue config only")
     args = parser.parse_args()
@@ -164,9 +179,9 @@ def main() -> int:
     pipeline = not args.no_pipeline
     with tempfile.TemporaryDirectory(prefix="bench-real-") as tmp:
         if not args.skip_issue:
-            issue_config(pipeline, tmp, args.src)
+            issue_config(pipeline, tmp, args.src, args.runs)
         if args.sizes and not args.src:
-            sizes([int(s) for s in args.sizes.split(",")], pipeline, tmp)
+            sizes([int(s) for s in args.sizes.split(",")], pipeline, tmp, args.runs)
     return 0
 
 
