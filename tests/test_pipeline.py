@@ -237,3 +237,28 @@ def test_simulator_serves_a_large_burst_in_order(vpp_sim):
         contexts = [r.context for r in replies]
         assert contexts == sorted(contexts)
         assert conn.dump().interfaces["GigabitEthernet3/0/0"].state == "up"
+
+
+@pytest.mark.parametrize(("start", "target"), [
+    (Dataplane, sample_a), (sample_a, sample_b), (sample_b, sample_a), (many, sample_b),
+])
+def test_plan_graph_is_the_plan_with_edges_that_point_back(vpp_sim, start, target):
+    from vppcfg.planner import plan, plan_graph
+
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
+        assert apply_config(conn, start()).ok
+        live = conn.dump()
+    ops, graph = plan_graph(target(), live)
+    assert ops == plan(target(), live) and len(graph) == len(ops)
+    assert all(all(j < i for j in before) for i, before in enumerate(graph))
+    keys = {(op.action, op.key): i for i, op in enumerate(ops)}
+    # what the executor must not reorder: a sub-interface after its parent,
+    # an address after its interface (when both are in the plan)
+    for i, op in enumerate(ops):
+        if op.action == "create" and op.obj == "address":
+            owner = keys.get(("create", op.key.split("/address/")[0]))
+            assert owner is None or owner in graph[i]
+        if op.action == "create" and op.obj == "sub-interface":
+            parent = keys.get(("create", f"interfaces/{op.params['parent']}"))
+            assert parent is None or parent in graph[i]
+    assert any(graph)
