@@ -80,7 +80,7 @@ BY_HAND = [
     "set interface l2 bridge host-ge0.300 10",
     "create bridge-domain 20 learn 0 mac-age 5",
     "set interface l2 bridge host-ge0.301 20",
-    # bonds in odd modes, one with a member and an address
+    # bonds in odd modes
     "create bond mode active-backup id 21",
     "create bond mode broadcast id 22",
     "create bond mode round-robin id 23",
@@ -132,6 +132,7 @@ UNTOUCHED = [
     "set acl-plugin acl permit proto 1 dport 3 tag icmp-code",
     "set acl-plugin acl permit src 10.0.0.1/8 tag host-bits",
     "set acl-plugin acl permit proto 6 tcpflags 2 2 tag syn",
+    # `ipv6` is no word of acl.c's: the rule ends there, untagged (`cli`, twice)
     "set acl-plugin acl permit ipv6 proto 17 dport 53 tag dns6",
     "set acl-plugin acl deny ipv6 src 2001:db8::1/64 tag v6-host-bits",
     "set acl-plugin interface host-ge1 input acl 0",
