@@ -23,6 +23,7 @@ import pytest
 # Bind PyYAML 6 now: importing the T-Rex client (lbr_trex_client's `trex`) drops `yaml`
 # from sys.modules and puts its bundled PyYAML 3.11 (broken on Python 3.11) first on
 # sys.path, so modules importing yaml after it get the old copy.
+import tests.walk  # noqa: F401
 import vppcfg.sim.inventory  # noqa: F401
 from vppcfg.sim.codec import DEFAULT_API_DIR
 from vppcfg.sim.server import SimServer
