@@ -42,6 +42,8 @@ MAX_SETTLE_READS = 20
 STRETCH_FACTOR = 1.02  # traffic running this much longer than asked, beyond the fixed
 STRETCH_MARGIN = 0.05  # per-trial allowance (see stretch_allowance), means the generator fell short
 WAIT_POLL = 0.02  # seconds between checks of the client's (event-driven) port state
+PROBES = (0.1, 0.9)  # counter reads this far into a trial: the rate it really sent
+KEPT_UP = 0.97  # share of the load a trial must provably send to count as keeping up
 NO_LOWER_BOUND = "no lower bound"
 
 
@@ -126,7 +128,7 @@ class TrexMeasurer(AbstractMeasurer):
         self.client.start(ports=self.tx_ports, mult=mult, duration=intended_duration)
         sending = self.clock()
         self.rpc_seconds = max(self.rpc_seconds, sending - starting)
-        stopped_early = self._wait(intended_duration)
+        stopped_early, probes = self._wait(intended_duration, sending)
         traffic_seconds = self.clock() - sending
         time.sleep(self.plan.drain)
         # the real server counts flow statistics (the loss) of the next run only once the RX
@@ -136,7 +138,13 @@ class TrexMeasurer(AbstractMeasurer):
         stats = self.session.settled_stats(self.ports, self.plan.stats_tick, MAX_SETTLE_READS)
         trial = self._trial(intended_duration, intended_load, stats, started, stopped_early)
         trial["traffic_seconds"] = round(traffic_seconds, 6)
-        scale = self._in_time_share(intended_duration, intended_load, traffic_seconds, trial)
+        rates = sent_rate_bounds(probes, sum(d["port_tx_packets"]
+                                             for d in trial["directions"].values()),
+                                 self.plan.stats_tick)
+        scale = self._counted_share(intended_load * len(self.dirs), rates, trial)
+        if scale is None:
+            scale = self._in_time_share(intended_duration, intended_load, traffic_seconds,
+                                        trial)
         trial["stretched"] = scale < 1.0
         self.trials.append(trial)
         self.on_trial(trial)
@@ -148,6 +156,26 @@ class TrexMeasurer(AbstractMeasurer):
             # unsent packets (stretched or stopped) count as loss; T-Rex's +1 packet does not
             intended_count=max(trial["intended_packets"], trial["tx_packets"]),
         )
+
+    def _counted_share(self, load: float, rates: tuple[float, float] | None,
+                       trial: dict) -> float | None:
+        """The in-time share from the counters read mid-trial, when they settle it.
+
+        The end of a trial is seen through the client's events, which a loaded machine
+        delivers late; the counters show the rate itself. `rates` bounds the rate sent
+        between the probes (when each read happened is known within its round trip);
+        None when they do not decide (no two reads while sending, or too wide bounds).
+        """
+        if rates is None:
+            return None
+        low, high = rates
+        trial["sent_pps_bounds"] = [round(low, 1), round(high, 1)]
+        if low >= KEPT_UP * load:
+            return 1.0
+        if high < KEPT_UP * load:
+            self.ceiling = min(self.ceiling, high / len(self.dirs))
+            return min(1.0, low / load)
+        return None
 
     def _in_time_share(self, duration: float, load: float, traffic_seconds: float,
                        trial: dict) -> float:
@@ -172,21 +200,30 @@ class TrexMeasurer(AbstractMeasurer):
         self.overhead = excess if self.overhead is None else min(self.overhead, excess)
         return 1.0
 
-    def _wait(self, duration: float) -> bool:
-        """Wait for the duration to run out; True if it had to be cut short.
+    def _wait(self, duration: float, sending: float) -> tuple[bool, list[tuple]]:
+        """Wait for the duration to run out; True if it had to be cut short, and the
+        probes: (read started, read done, packets sent) at PROBES of the duration.
 
         Under overload the real server stretches the duration (it counts
         packets, not seconds), so give it twice the time plus a margin.
         """
         deadline = self.clock() + duration * 2 + 10
+        due = [sending + share * duration for share in PROBES]
+        probes: list[tuple] = []
         while self.client.is_traffic_active(ports=self.tx_ports):
             self.session.check_stop()
             if self.clock() > deadline:
                 self.client.stop(ports=self.tx_ports)
-                return True
+                return True, probes
+            if due and self.clock() >= due[0]:
+                due.pop(0)
+                before = self.clock()
+                stats = self.client.get_stats(ports=self.tx_ports)
+                probes.append((before, self.clock(), sum(port_counter(stats, p, "opackets")
+                                                         for p in self.tx_ports)))
             time.sleep(WAIT_POLL)
         self.session.check_stop()
-        return False
+        return False, probes
 
     def _trial(self, duration, load, stats, started, stopped_early) -> dict:
         per_dir = {}
@@ -216,6 +253,21 @@ class TrexMeasurer(AbstractMeasurer):
             "directions": per_dir,
             "stats": jsonable({k: v for k, v in stats.items() if k in self.ports}),
         }
+
+
+def sent_rate_bounds(probes: list[tuple], total: int, lag: float
+                     ) -> tuple[float, float] | None:
+    """(lowest, highest) rate consistent with two mid-trial counter reads, if both were
+    taken while the trial was still sending (fewer packets than it sent in all). The
+    server read its counters within each round trip, and they trail by up to `lag`."""
+    if len(probes) < 2 or probes[-1][2] >= total:
+        return None
+    (start1, done1, count1), (start2, done2, count2) = probes[0], probes[-1]
+    shortest = start2 - done1 - lag
+    if shortest <= 0:
+        return None
+    sent = count2 - count1
+    return sent / (done2 - start1 + lag), sent / shortest
 
 
 def stretch_allowance(stats_tick: float, rpc_seconds: float) -> float:

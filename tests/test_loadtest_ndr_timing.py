@@ -110,3 +110,57 @@ def test_stretch_judgement_on_the_recorded_real_server():
 )
 def test_stretch_allows_fixed_overhead_not_a_shortfall(duration, seconds, expected):
     assert stretched(duration, seconds, stretch_allowance(0.5, 0.01)) is expected
+
+
+def _late_events(session, seconds: float) -> None:
+    """The client learns of the end `seconds` late, as on a loaded machine (the real loop
+    through VPP saw 5 kpps x 1 s trials end 1.2-1.9 s after their start at load 9)."""
+    import time
+
+    active, ended = session.client.is_traffic_active, {}
+
+    def late(*args, **kwargs):
+        if active(*args, **kwargs):
+            ended.clear()
+            return True
+        ended.setdefault("at", time.monotonic())
+        return time.monotonic() - ended["at"] < seconds
+
+    session.client.is_traffic_active = late
+
+
+@pytest.mark.parametrize("max_tx_pps, stretched_expected", [(1e9, False), (0.5e6, True)])
+def test_late_end_events_are_not_a_stretch_the_counters_decide(trex_emu_factory,
+                                                                max_tx_pps, stretched_expected):
+    from loadtest.client import TrexSession
+    from loadtest.ndr import NdrPlan, TrexMeasurer
+    from loadtest.profiles import TrafficSpec
+    from loadtest.stats import directions
+
+    emu = trex_emu_factory(time_scale=1.0, max_tx_pps=max_tx_pps)
+    with TrexSession(load_api(), "127.0.0.1", (0, 1), emu.rpc_port, emu.pub_port,
+                     timeout=2) as session:
+        _late_events(session, 0.5)
+        measurer = TrexMeasurer(session, TrafficSpec("64"), directions((0, 1), False),
+                                NdrPlan(1e5, 2e6, drain=0.05))
+        result = measurer.measure(1.0, 1e6)
+    (trial,) = measurer.trials
+    assert trial["traffic_seconds"] > 1.4  # the end was seen half a second late
+    assert trial["stretched"] is stretched_expected
+    low, high = trial["sent_pps_bounds"]
+    assert low <= min(max_tx_pps, 1e6) * 1.001 and high >= min(max_tx_pps, 1e6) * 0.999
+    if stretched_expected:  # only what went out in time counts as offered
+        assert result.offered_count == pytest.approx(0.5e6, rel=0.05)
+    else:
+        assert result.offered_count == trial["tx_packets"]
+
+
+def test_sent_rate_bounds_need_two_reads_while_sending():
+    from loadtest.ndr import sent_rate_bounds
+
+    probes = [(1.00, 1.02, 10_000), (2.00, 2.02, 110_000)]  # 100 000 packets in ~1 s
+    low, high = sent_rate_bounds(probes, 500_000, 0.0)
+    assert low == pytest.approx(1e5 / 1.02) and high == pytest.approx(1e5 / 0.98)
+    assert sent_rate_bounds(probes, 500_000, 0.5)[1] == pytest.approx(1e5 / 0.48)
+    assert sent_rate_bounds(probes, 110_000, 0.0) is None  # done by the second read
+    assert sent_rate_bounds(probes[:1], 500_000, 0.0) is None

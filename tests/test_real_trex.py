@@ -84,7 +84,8 @@ def _check_ramp(run: dict) -> None:
     assert last["0"]["opackets"] == sum(s["directions"]["0->1"]["port_tx_packets"]
                                         for s in samples)
     # the fastest lossless sample: its packets over its time are its rate
-    best = max((s for s in samples if s["directions"]["0->1"]["loss_ratio"] <= 0.001),
+    threshold = run["summary"]["directions"][0]["loss_threshold"]
+    best = max((s for s in samples if s["directions"]["0->1"]["loss_ratio"] <= threshold),
                key=lambda s: s["directions"]["0->1"]["offered_pps"])
     row = best["directions"]["0->1"]
     assert row["tx_packets"] > 0 and row["offered_pps"] == pytest.approx(d0["lossless_pps"])
@@ -181,8 +182,10 @@ def _loop(trex, vpp, tmp_path: Path, name: str, own_packets: int) -> list[Path]:
     (`own_packets`: what the ports may send or receive besides test traffic, e.g. ARP)."""
     ramp_out, ndr_out = tmp_path / f"{name}-ramp.json", tmp_path / f"{name}-ndr.json"
     vpp.ctl("clear", "interfaces")
+    # once VPP loses packets (it may near 300 kpps) the packets inside it at each read
+    # (rate x ~1-2 ms, 0.1-0.2 % of a sample) cannot be told from loss: allow 0.5 %
     ramp = _loadtest(trex, *RAMP, "--rate", "300kpps", "--start-rate", "20kpps",
-                     "--warmup-rate", "10kpps", out=ramp_out)
+                     "--warmup-rate", "10kpps", "--loss-threshold", "0.5", out=ramp_out)
     _check_ramp(ramp)
     ndr = _loadtest(trex, *NDR, "--min-rate", "5kpps", "--max-rate", "100kpps", out=ndr_out)
     _check_ndr(ndr)
