@@ -164,7 +164,7 @@ def _subs(d: _Draw, parent: str, pbody: dict[str, Any], pmtu: int, l3_targets: l
                                      "exact-match": True}
         elif d.chance(0.3):
             body["encapsulation"] = {"dot1q": sub_id, "exact-match": d.chance(0.7)}
-        if pbody.get("state") == "down":
+        if pbody.get("state") == "down" and d.chance(0.7):  # else up under a down parent
             body["state"] = "down"
         if kind in ("l2", "xc"):
             (l2_ports if kind == "l2" else xc_ports).append((name, mtu))

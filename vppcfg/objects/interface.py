@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from vppcfg.model import Dataplane, Interface, InterfaceKind
+from vppcfg.model import Dataplane, FrozenDict, Interface, InterfaceKind
 from vppcfg.objects.base import (
     VPPCFG_TAG,
     Claim,
@@ -233,14 +233,37 @@ class State(Descriptor):
     def noop(self, op: Operation) -> bool:
         return op.action == "create" and op.params["value"] == "down"  # new interfaces are down
 
+    def adjust(self, state: PlanState) -> None:
+        """VPP sets a sub-interface up only while its parent is up ("super-interface
+        must be up"), and keeps it up when the parent goes down. So a sub wanted up
+        under a parent wanted down is set up with the parent lifted around it (the
+        parent's own state change, if any, comes first)."""
+        interfaces = state.desired_ctx.dp.interfaces
+        for op in list(state.ops.values()):
+            if op.obj != self.obj or op.action == "delete" or op.params["value"] != "up":
+                continue
+            parent = interfaces[op.params["name"]].parent
+            if parent and interfaces[parent].state == "down":
+                state.replace(op, FrozenDict({**op.params, "lift": parent}))
+
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
         state = "up" if op.params["value"] == "up" else "down"
-        return [f"set interface state {token(op.params['name'])} {state}"]
+        line = f"set interface state {token(op.params['name'])} {state}"
+        lift = op.params.get("lift")
+        if lift:
+            return [f"set interface state {token(lift)} up", line,
+                    f"set interface state {token(lift)} down"]
+        return [line]
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
+        lift = op.params.get("lift")
+        if lift:
+            ctx.call("sw_interface_set_flags", sw_if_index=ctx.sw_if_index(lift), flags=1)
         flags = 1 if op.params["value"] == "up" else 0
         ctx.call("sw_interface_set_flags", sw_if_index=ctx.sw_if_index(op.params["name"]),
                  flags=flags)
+        if lift:
+            ctx.call("sw_interface_set_flags", sw_if_index=ctx.sw_if_index(lift), flags=0)
 
 
 class Mac(Descriptor):

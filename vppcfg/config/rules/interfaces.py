@@ -138,8 +138,9 @@ def _acls(ctx: Context, key: str, iface: Interface) -> None:
 def _sub(ctx: Context, key: str, sub: Interface) -> None:
     parent = ctx.ifaces[sub.parent]
     encap = sub.encapsulation
-    if sub.state == "up" and parent.state == "down":
-        ctx.report(key, "state", f"cannot be up while its parent {parent.name} is down")
+    if sub.state == "up" and parent.state == "down":  # VPP keeps it so; vppcfg can apply it
+        ctx.warn(key, "state", f"is up while its parent {parent.name} is down: "
+                 "it passes no traffic until the parent is up")
     if sub.mtu > parent.mtu:  # VPP sets it; the parent's MTU still limits
         ctx.warn(
             key, "mtu", f"MTU {sub.mtu} is higher than parent {parent.name} MTU {parent.mtu}"
