@@ -26,7 +26,7 @@ from MLRsearch import (
 
 from loadtest.client import LoadtestError, TrexSession
 from loadtest.profiles import TrafficSpec
-from loadtest.profiles.streams import LATENCY_PG_BASE, build_streams, mult_arg
+from loadtest.profiles.streams import LATENCY_PG_BASE, LATENCY_PPS, build_streams, mult_arg
 from loadtest.progress import Progress, fmt_pps
 from loadtest.stats import (
     Direction,
@@ -138,13 +138,7 @@ class TrexMeasurer(AbstractMeasurer):
         stats = self.session.settled_stats(self.ports, self.plan.stats_tick, MAX_SETTLE_READS)
         trial = self._trial(intended_duration, intended_load, stats, started, stopped_early)
         trial["traffic_seconds"] = round(traffic_seconds, 6)
-        rates = sent_rate_bounds(probes, sum(d["port_tx_packets"]
-                                             for d in trial["directions"].values()),
-                                 self.plan.stats_tick)
-        scale = self._counted_share(intended_load * len(self.dirs), rates, trial)
-        if scale is None:
-            scale = self._in_time_share(intended_duration, intended_load, traffic_seconds,
-                                        trial)
+        scale = self._share(intended_duration, intended_load, traffic_seconds, probes, trial)
         trial["stretched"] = scale < 1.0
         self.trials.append(trial)
         self.on_trial(trial)
@@ -156,6 +150,19 @@ class TrexMeasurer(AbstractMeasurer):
             # unsent packets (stretched or stopped) count as loss; T-Rex's +1 packet does not
             intended_count=max(trial["intended_packets"], trial["tx_packets"]),
         )
+
+    def _share(self, duration: float, load: float, traffic_seconds: float,
+               probes: list[tuple], trial: dict) -> float:
+        """Share of the trial's packets sent in time: from the counters if they decide,
+        else from how long the trial took."""
+        sent = sum(d["port_tx_packets"] for d in trial["directions"].values())
+        # the port counters also hold the latency probes, which run outside the multiplier
+        probe_pps = LATENCY_PPS if self.spec.latency else 0.0
+        rates = sent_rate_bounds(probes, sent, self.plan.stats_tick)
+        share = self._counted_share((load + probe_pps) * len(self.dirs), rates, trial)
+        if share is None:
+            share = self._in_time_share(duration, load, traffic_seconds, trial)
+        return share
 
     def _counted_share(self, load: float, rates: tuple[float, float] | None,
                        trial: dict) -> float | None:
