@@ -173,8 +173,7 @@ def run_pipelined(ops: Sequence[Operation], graph: Graph, ctx: Any, engine: Engi
     from vppcfg.vpp.context import PipelineFailure
 
     last: list[tuple[int, int]] = []
-    reached = len(ops)
-    failed: Operation | None = None
+    reached = stop = len(ops)  # operations executed; position of the failed one
     error = ""
     try:
         for i, op in enumerate(ops):
@@ -190,22 +189,22 @@ def run_pipelined(ops: Sequence[Operation], graph: Graph, ctx: Any, engine: Engi
             except PipelineFailure:
                 raise
             except Exception as err:  # this op fails, unless something queued before it does
-                reached, failed, error = i, op, f"{describe(op)}: {_why(err)}"
+                reached = stop = i
+                error = f"{describe(op)}: {_why(err)}"
                 ctx.drain()
                 break
             last.append(ctx.last_wave())
         else:
             ctx.drain()
     except PipelineFailure as failure:
-        failed = ops[failure.call.op]
-        error = f"{describe(failed)}: {_why(failure.call.error or failure)}"
+        stop = failure.call.op
+        error = f"{describe(ops[stop])}: {_why(failure.call.error or failure)}"
     outcome.waves = ctx.waves_sent
-    stop = ops.index(failed) if failed is not None else reached
     outcome.executed.extend(op for i, op in enumerate(ops[:reached])
                             if ctx.completed(i) and (i < stop or ctx.queued.get(i)))
     outcome.after_failure = [
         f"{describe(ops[c.op])}: {c.message}: {c.error or 'ok'}" for c in ctx.after_failure()]
-    return failed, error
+    return (ops[stop] if stop < len(ops) else None), error
 
 
 def _pipelines(op: Operation) -> bool:
