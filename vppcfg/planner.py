@@ -28,7 +28,7 @@ from typing import Any
 from vppcfg.gcpause import gc_paused
 from vppcfg.model import Dataplane, FrozenDict, InterfaceKind
 from vppcfg.objects import DESCRIPTORS, descriptor
-from vppcfg.objects.base import Claim, Node, NodeContext, ikey
+from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, ikey
 from vppcfg.ops import Operation
 
 ACTION_RANK = {"delete": 0, "update": 1, "create": 2}
@@ -231,30 +231,47 @@ def _order(state: PlanState) -> list[Operation]:
     # folded into one int per operation (the heap then compares ints, not tuples).
     key = [(ACTION_RANK[op_id[0]] * width + rank[op.obj]) * n + i
            for i, (op_id, op) in enumerate(ops.items())]
-    targets = [[position[t] for t in state.edges.get(op_id, ())] for op_id in ids]
+    targets: list[list[int] | tuple[()]] = [()] * n
     indegree = [0] * n
-    for after in targets:
+    for before, afters in state.edges.items():
+        at = position.get(before)
+        if at is None:  # an edge from an operation not planned orders nothing
+            continue
+        after = [position[t] for t in afters]
+        targets[at] = after
         for t in after:
             indegree[t] += 1
     ready = [key[i] for i in range(n) if not indegree[i]]
     heapq.heapify(ready)
-    values = list(ops.values())
-    ordered: list[Operation] = []
-    push, pop = heapq.heappush, heapq.heappop
+    order: list[int] = []
+    push, pop, add = heapq.heappush, heapq.heappop, order.append
     while ready:
         i = pop(ready) % n
-        ordered.append(values[i])
+        add(i)
         for t in targets[i]:
             indegree[t] -= 1
             if not indegree[t]:
                 push(ready, key[t])
-    if len(ordered) != n:
+    if len(order) != n:
         stuck = sorted(f"{a} {k}" for (a, k), d in zip(ids, indegree, strict=True) if d > 0)
         raise PlanError(f"circular dependencies between: {', '.join(stuck[:10])}")
+    return _emitted(state, [ops[ids[i]] for i in order])
+
+
+def _emitted(state: PlanState, ordered: list[Operation]) -> list[Operation]:
+    """The ordered operations minus virtual, implicit and no-op ones."""
     hidden = _hidden_types()
-    return [op for op in ordered
-            if op.obj not in hidden and (op.action, op.key) not in state.implicit
-            and not descriptor(op.obj).noop(op)]
+    # only descriptors that override noop() are asked (most never skip anything)
+    noops = {d.obj: d for d in DESCRIPTORS if type(d).noop is not Descriptor.noop}
+    implicit = state.implicit
+    out: list[Operation] = []
+    for op in ordered:
+        if op.obj in hidden or (implicit and (op.action, op.key) in implicit):
+            continue
+        desc = noops.get(op.obj)
+        if desc is None or not desc.noop(op):
+            out.append(op)
+    return out
 
 
 def _hidden_types() -> frozenset[str]:
