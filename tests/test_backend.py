@@ -275,3 +275,13 @@ def test_full_definitions_of_a_real_vpp(vpp_sim, shared_dir):
         live = conn.dump()
         assert conn.has_message("bond_create2") and not conn.has_message("ipsec_sa_dump")
     assert live.bonds["BondEthernet1"].members == ("GigabitEthernet3/0/1", "GigabitEthernet3/0/2")
+
+
+def test_a_bare_retval_gets_a_hint_where_its_meaning_is_known() -> None:
+    from vppcfg.vpp.errors import VppApiError
+
+    err = VppApiError("lcp_itf_pair_add_del_v3", -13, {"host_if_name": "e0"})
+    assert str(err).startswith("lcp_itf_pair_add_del_v3 failed: retval -13 (SYSCALL_ERROR_3): ")
+    assert "is its name taken" in str(err)
+    plain = VppApiError("bond_create2", -13)
+    assert str(plain) == "bond_create2 failed: retval -13 (SYSCALL_ERROR_3)"

@@ -51,7 +51,7 @@ def test_a_refusal_rolls_back_to_the_state_before(vpp_real_instance, tmp_path):
     out = proc.stdout + proc.stderr
     assert proc.returncode == 1, out
     assert "apply FAILED" in out and "interfaces/host-ge0/lcp" in out, out
-    assert "retval" in out, out
+    assert "retval" in out and "is its name taken" in out, out
     assert "back to the state before the apply" in out, out
     with VppConnection.open(vpp.socket, vpp.api_dir) as conn:
         assert plan(pre, conn.dump()) == []

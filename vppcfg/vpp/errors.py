@@ -43,6 +43,23 @@ RETVAL_NAMES: dict[int, str] = {
 }
 
 
+# What a bare retval most likely means for one request (by message-name prefix).
+HINTS: dict[tuple[str, int], str] = {
+    ("lcp_itf_pair_add_del", -13): "Linux refused the host interface: is its name taken "
+                                   "(by a netdev, or another pair)?",
+    ("lcp_itf_pair_add_del", -81): "the interface has a pair already",
+    ("sw_interface_add_del_address", -105): "another interface has this address or subnet",
+    ("sw_interface_add_del_address", -127): "another interface has this address or subnet",
+    ("create_subif", -1): "another sub-interface of this parent matches these VLAN tags",
+    ("sw_interface_set_flags", -1): "a sub-interface can be set up only while its parent is up",
+}
+
+
+def retval_hint(message: str, retval: int) -> str:
+    return next((hint for (prefix, rv), hint in HINTS.items()
+                 if rv == retval and message.startswith(prefix)), "")
+
+
 def retval_name(retval: int) -> str:
     return RETVAL_NAMES.get(retval, f"error {retval}")
 
@@ -79,4 +96,6 @@ class VppApiError(VppError):
         self.retval = retval
         self.name = retval_name(retval)
         self.args_ = dict(args or {})
-        super().__init__(f"{message} failed: retval {retval} ({self.name})")
+        hint = retval_hint(message, retval)
+        super().__init__(f"{message} failed: retval {retval} ({self.name})"
+                         + (f": {hint}" if hint else ""))
