@@ -120,3 +120,33 @@ def test_lcp_pair_get_for_one_interface_ignores_the_cursor(vpp):
         reply, details = vpp.call("lcp_itf_pair_get_v2", cursor=cursor, sw_if_index=loop)
         assert reply.cursor == 0xFFFFFFFF
         assert [d.phy_sw_if_index for d in details] == [loop]
+
+
+def _macs(conn: Any) -> dict[int, str]:
+    return {d.sw_if_index: str(d.l2_address)
+            for d in conn.call("sw_interface_dump", sw_if_index=0xFFFFFFFF)}
+
+
+def _first_phy(conn: Any) -> int:
+    return min(d.sw_if_index for d in conn.call("sw_interface_dump", sw_if_index=0xFFFFFFFF)
+               if d.sw_if_index and d.sw_if_index == d.sup_sw_if_index
+               and d.interface_dev_type not in ("local", "Loopback", "bond"))
+
+
+@pytest.mark.parametrize("custom", [False, True])
+def test_a_bond_takes_its_first_members_mac_unless_created_with_one(vpp, custom):
+    phy = _first_phy(vpp)
+    phy_mac = _macs(vpp)[phy]
+    mac = "02:fe:be:00:00:07"
+    b = vpp.call("bond_create2", id=3, mode=3, lb=0, numa_only=False, enable_gso=False,
+                 use_custom_mac=custom, mac_address=mac if custom else "00:00:00:00:00:00"
+                 ).sw_if_index
+    vpp.call("bond_add_member", sw_if_index=phy, bond_sw_if_index=b, is_passive=False,
+             is_long_timeout=False)
+    macs = _macs(vpp)
+    if custom:
+        assert macs[b] == mac and macs[phy] == mac  # the member takes the bond's
+    else:
+        assert macs[b] == phy_mac
+    vpp.call("bond_detach_member", sw_if_index=phy)
+    assert _macs(vpp)[phy] == phy_mac  # given back
