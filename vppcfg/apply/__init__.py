@@ -50,6 +50,8 @@ class Outcome:
     waves: int = 0  # pipelined writes-then-reads the execution needed (0: one call at a time)
     # pipelined: calls already sent when the failure came back ("op: message: result")
     after_failure: list[str] = field(default_factory=list)
+    # pipelined: calls that got no reply because VPP went away (any may have been made)
+    unanswered: int = 0
 
 
 def describe(op: Operation) -> str:
@@ -200,6 +202,7 @@ def run_pipelined(ops: Sequence[Operation], graph: Graph, ctx: Any, engine: Engi
         stop = failure.call.op
         error = f"{describe(ops[stop])}: {_why(failure.call.error or failure)}"
     outcome.waves = ctx.waves_sent
+    outcome.unanswered = ctx.unanswered
     outcome.executed.extend(op for i, op in enumerate(ops[:reached])
                             if ctx.completed(i) and (i < stop or ctx.queued.get(i)))
     outcome.after_failure = [
@@ -290,6 +293,9 @@ def format_outcome(outcome: Outcome) -> str:
         lines.append(f"  {len(outcome.executed)} of {len(outcome.planned)} change(s) were made")
     if outcome.failed is not None:
         lines.append(f"  failed: {describe(outcome.failed)}")
+    if outcome.unanswered:
+        lines.append(f"  {outcome.unanswered} more call(s) got no reply before VPP went away: "
+                     "VPP may have carried out any of them")
     if outcome.after_failure:
         errors = [line for line in outcome.after_failure if not line.endswith(": ok")]
         lines.append(f"  {len(outcome.after_failure)} call(s) were already sent after it "

@@ -156,6 +156,9 @@ class PipelinedContext(ApiContext):
         self.failure: QueuedCall | None = None
         self._failed_at = 0  # position of the failure in `sent`
         self.waves_sent = 0
+        # calls of a wave that got no reply because VPP went away: written or not,
+        # VPP may have carried out any of them
+        self.unanswered = 0
         self.queued: dict[int, int] = {}  # operation -> calls queued
         self.done: dict[int, int] = {}  # operation -> calls answered without error
         self.epoch = 0  # drains so far: waves are numbered afresh after each
@@ -241,6 +244,7 @@ class PipelinedContext(ApiContext):
         try:
             self.conn.call_many([(c.message, c.args) for c in wave], self.window, check)
         except VppError as err:  # VPP gone: the first unanswered call failed
+            self.unanswered = sum(1 for c in wave if not c.sent)
             call = next((c for c in wave if not c.sent), wave[-1])
             call.error, call.sent = err, True
             self.changes += 1
