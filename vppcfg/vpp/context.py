@@ -244,8 +244,8 @@ class PipelinedContext(ApiContext):
         try:
             self.conn.call_many([(c.message, c.args) for c in wave], self.window, check)
         except VppError as err:  # VPP gone: the first unanswered call failed
-            self.unanswered = sum(1 for c in wave if not c.sent)
             call = next((c for c in wave if not c.sent), wave[-1])
+            self.unanswered = sum(1 for c in wave if not c.sent and c is not call)
             call.error, call.sent = err, True
             self.changes += 1
             self._fail(call)
