@@ -182,6 +182,10 @@ def _build_ops(state: PlanState, deleted: dict[str, str], created: list[str],
 
 def _dependency_edges(state: PlanState) -> None:
     dn, ln, ops, edges = state.desired_nodes, state.live_nodes, state.ops, state.edges
+    made: dict[str, list[OpId]] = {}  # key -> its create, then its update
+    for op_id in ops:
+        if op_id[0] != "delete":
+            made.setdefault(op_id[1], []).append(op_id)
     for op_id in ops:
         action, key = op_id
         if action == "delete":
@@ -192,9 +196,8 @@ def _dependency_edges(state: PlanState) -> None:
                 edges.setdefault(op_id, []).extend(found)
             continue
         for dep in dn[key].deps:
-            for before in (("create", dep), ("update", dep)):
-                if before in ops:
-                    edges.setdefault(before, []).append(op_id)
+            for before in made.get(dep, ()):
+                edges.setdefault(before, []).append(op_id)
 
 
 def _claim_edges(state: PlanState) -> None:
