@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -29,6 +30,8 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 VPP_REAL = SHARED / "vpp-real" / "vpp-real"
 TREX_REAL = SHARED / "trex-real" / "trex-real"
 DEFAULT_PHYS = ("ge0", "ge1", "hu0", "hu1")
+# What VPP prints for a CLI line it refused (vppctl itself exits 0 regardless).
+CLI_ERROR = re.compile(r"error|unknown|not implemented|invalid|failed|not found", re.IGNORECASE)
 _counter = itertools.count()
 
 
@@ -116,6 +119,19 @@ class VppReal:
     def exec_file(self, path: str | Path) -> str:
         """``vppctl exec FILE``: VPP runs the file's commands, stopping at the first error."""
         return self.ctl("exec", str(path))
+
+    def exec_text(self, text: str) -> str:
+        """CLI text through ``vppctl exec``; RuntimeError when VPP refused a line."""
+        script = self.run_dir / "exec.cli"
+        script.write_text(text + "\n")
+        out = self.exec_file(script)
+        if CLI_ERROR.search(out):
+            raise RuntimeError(f"vppctl exec failed: {out}\n--- CLI text:\n{text}")
+        return out
+
+    def api_args(self) -> list[str]:
+        """vppcfg's options that point it at this VPP."""
+        return ["--vpp-api-socket", self.socket, "--vpp-json-dir", self.api_dir]
 
 
 @contextmanager

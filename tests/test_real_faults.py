@@ -28,8 +28,7 @@ VPPCFG = [sys.executable, "-m", "vppcfg"]
 
 
 def apply_cmd(vpp: Any, cfg: Path, tmp: Path) -> list[str]:
-    return [*VPPCFG, "apply", "-c", str(cfg), "--vpp-api-socket", vpp.socket,
-            "--vpp-json-dir", vpp.api_dir, "--lock-file", str(tmp / "lock"),
+    return [*VPPCFG, "apply", "-c", str(cfg), *vpp.api_args(), "--lock-file", str(tmp / "lock"),
             "--state-dir", str(tmp / "state")]
 
 

@@ -161,9 +161,8 @@ def _apply(vpp, config: str, tmp_path: Path, name: str) -> None:
     path = tmp_path / f"{name}.yaml"
     path.write_text(config)
     proc = subprocess.run(
-        [str(BIN / "vppcfg"), "apply", "-c", str(path), "--vpp-api-socket", vpp.socket,
-         "--vpp-json-dir", vpp.api_dir, "--lock-file", str(tmp_path / "lock"),
-         "--state-dir", str(tmp_path / "state")],
+        [str(BIN / "vppcfg"), "apply", "-c", str(path), *vpp.api_args(),
+         "--lock-file", str(tmp_path / "lock"), "--state-dir", str(tmp_path / "state")],
         capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, f"vppcfg apply {name}:\n{proc.stdout}{proc.stderr}"
 

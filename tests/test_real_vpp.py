@@ -68,17 +68,11 @@ def _api(conn: Any, text: str) -> None:
     assert plan(desired, conn.dump()) == []
 
 
-def _cli(vpp: Any, conn: Any, text: str, tmp: Path) -> None:
-    def exec_text(cli: str) -> None:
-        script = tmp / "plan.cli"
-        script.write_text(cli + "\n")
-        out = vpp.exec_file(script)
-        assert "error" not in out.lower(), f"{out}\n--- plan:\n{cli}"
-
-    run_cli_plan(conn, config.loads(text), exec_text)
+def _cli(vpp: Any, conn: Any, text: str) -> None:
+    run_cli_plan(conn, config.loads(text), vpp.exec_text)
 
 
-def test_bond_recreated_with_sub_interfaces_in_use(vpp_real_factory, tmp_path):
+def test_bond_recreated_with_sub_interfaces_in_use(vpp_real_factory):
     # Before: the planner left the subs to VPP's bond_delete, which frees the
     # parent's VLAN tables before deleting the subs, so their "in use" marks
     # land in the wrong tables and create_subif answered -1 after a recreate.
@@ -87,7 +81,7 @@ def test_bond_recreated_with_sub_interfaces_in_use(vpp_real_factory, tmp_path):
             VppConnection.open(cli_vpp.socket, cli_vpp.api_dir) as cli:
         for text in [*STATES, *STATES]:
             _api(api, text)
-            _cli(cli_vpp, cli, text, tmp_path)
+            _cli(cli_vpp, cli, text)
 
 
 def test_mpls_is_not_inherited_through_a_reused_index(vpp_real_factory):
@@ -129,7 +123,7 @@ def on_real_phys(text: str) -> str:
     return text
 
 
-def test_every_example_converges_one_after_another(vpp_real_factory, tmp_path):
+def test_every_example_converges_one_after_another(vpp_real_factory):
     from vppcfg.commands.dump import render
 
     api_vpp, cli_vpp = vpp_real_factory(), vpp_real_factory()
@@ -138,7 +132,7 @@ def test_every_example_converges_one_after_another(vpp_real_factory, tmp_path):
         for example in [*EXAMPLES, *reversed(EXAMPLES)]:
             text = on_real_phys(example.read_text())
             _api(api, text)
-            _cli(cli_vpp, cli, text, tmp_path)
+            _cli(cli_vpp, cli, text)
             live = api.dump()
             dumped = config.loads(render(live), filename=f"dump-after-{example.name}")
             assert plan(dumped, live) == [], example.name
