@@ -33,6 +33,13 @@ class FrozenDict(Mapping[K, V], Generic[K, V]):
         self._data: dict[K, V] = dict(*args, **kwargs)  # type: ignore[arg-type]
         self._hash: int | None = None
 
+    @classmethod
+    def adopt(cls, data: dict[K, V]) -> FrozenDict[K, V]:
+        """Wrap a dict the caller hands over and never changes again (no copy)."""
+        frozen = cls.__new__(cls)
+        frozen._data, frozen._hash = data, None
+        return frozen
+
     def __getitem__(self, key: K) -> V:
         return self._data[key]
 

@@ -12,18 +12,18 @@ no index yet when the plan is made.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from vppcfg.model import FrozenDict
 
 
-@dataclass(frozen=True)
-class Operation:
+class Operation(NamedTuple):
+    """One change (immutable; a named tuple, as plans hold tens of thousands)."""
+
     obj: str  # object type, e.g. "loopback", "sub-interface", "bridge-domain", "address"
     action: str  # "create" | "update" | "delete"
     key: str  # the object's key, e.g. "interfaces/loop0", "bridge_domains/bd10"
-    params: FrozenDict[str, Any] = field(default_factory=FrozenDict)
+    params: FrozenDict[str, Any] = FrozenDict()
     reason: str = ""  # why, for the plan's comments ("mode changed: bond is recreated")
 
     def as_dict(self) -> dict[str, Any]:

@@ -50,23 +50,48 @@ def collect(dp: Dataplane) -> tuple[dict[str, Node], NodeContext]:
 
 class PlanState:
     """The operations being planned and their ordering edges (for descriptors'
-    ``adjust`` hooks, which add edges or refine parameters)."""
+    ``adjust`` hooks, which add edges or refine parameters).
+
+    Operations are numbered in the order they are planned; edges and the
+    ordering work on those numbers (tens of thousands of operations: tuple
+    keys and per-edge lookups were most of the planning time)."""
 
     def __init__(self, desired: Dataplane, live: Dataplane) -> None:
         self.desired_nodes, self.desired_ctx = collect(desired)
         self.live_nodes, self.live_ctx = collect(live)
-        self.ops: dict[OpId, Operation] = {}
-        self.implicit: set[OpId] = set()  # deletes VPP does by itself
-        self.edges: dict[OpId, list[OpId]] = {}
+        self.planned: list[Operation] = []
+        # action -> key -> number of its operation
+        self.numbers: dict[str, dict[str, int]] = {action: {} for action in ACTION_RANK}
+        self.after: list[list[int]] = []  # number -> the numbers that must follow it
+        self.implicit: set[int] = set()  # deletes VPP does by itself
+
+    def add(self, op: Operation) -> int:
+        number = len(self.planned)
+        self.planned.append(op)
+        self.after.append([])
+        self.numbers[op.action][op.key] = number
+        return number
+
+    def get(self, action: str, key: str) -> Operation | None:
+        number = self.numbers[action].get(key)
+        return None if number is None else self.planned[number]
+
+    def number(self, op: Operation | OpId) -> int | None:
+        action, key = (op.action, op.key) if isinstance(op, Operation) else op
+        return self.numbers[action].get(key)
 
     def edge(self, before: Operation | OpId, after: Operation | OpId) -> None:
-        b = before if isinstance(before, tuple) else (before.action, before.key)
-        a = after if isinstance(after, tuple) else (after.action, after.key)
-        if b != a:
-            self.edges.setdefault(b, []).append(a)
+        """``after`` follows ``before`` (an edge from an operation that is not
+        planned orders nothing)."""
+        b, a = self.number(before), self.number(after)
+        if a is None:
+            raise KeyError(f"edge to an operation not planned: {after}")
+        if b is not None and b != a:
+            self.after[b].append(a)
 
     def replace(self, op: Operation, params: FrozenDict[str, Any]) -> None:
-        self.ops[(op.action, op.key)] = Operation(op.obj, op.action, op.key, params, op.reason)
+        number = self.numbers[op.action][op.key]
+        self.planned[number] = Operation(op.obj, op.action, op.key, params, op.reason)
 
 
 def _protected(desired: Dataplane, live: Dataplane, dnodes: dict[str, Node]) -> set[str]:
@@ -161,88 +186,86 @@ def _cascade(ln: dict[str, Node], deleted: dict[str, str], protected: set[str],
 
 def _build_ops(state: PlanState, deleted: dict[str, str], created: list[str],
                updated: list[str]) -> None:
-    dn, ln = state.desired_nodes, state.live_nodes
+    dn, ln, add = state.desired_nodes, state.live_nodes, state.add
+    # Node values are fresh dicts nobody changes once collected: adopted, not copied.
+    adopt = FrozenDict.adopt
     for key, reason in deleted.items():
         old = ln[key]
-        state.ops[("delete", key)] = Operation(old.obj, "delete", key, FrozenDict(old.value),
-                                               reason)
+        number = add(Operation(old.obj, "delete", key, adopt(old.value), reason))
         if old.holder and old.holder != key and old.holder in deleted:
-            state.implicit.add(("delete", key))
+            state.implicit.add(number)
+    # The bulk of a plan: state.add() inlined.
+    planned, after, creates = state.planned, state.after, state.numbers["create"]
     for key in created:
         new = dn[key]
         reason = f"recreated: {deleted[key]}" if key in deleted else ""
-        state.ops[("create", key)] = Operation(new.obj, "create", key, FrozenDict(new.value),
-                                               reason)
+        creates[key] = len(planned)
+        planned.append(Operation(new.obj, "create", key, adopt(new.value), reason))
+        after.append([])
     for key in updated:
         new, old = dn[key], ln[key]
         previous = FrozenDict({k: v for k, v in old.value.items() if new.value.get(k) != v})
-        params = FrozenDict({**new.value, "previous": previous})
-        state.ops[("update", key)] = Operation(new.obj, "update", key, params)
+        add(Operation(new.obj, "update", key, FrozenDict({**new.value, "previous": previous})))
 
 
 def _dependency_edges(state: PlanState) -> None:
-    dn, ln, ops, edges = state.desired_nodes, state.live_nodes, state.ops, state.edges
-    made: dict[str, list[OpId]] = {}  # key -> its create, then its update
-    for op_id in ops:
-        if op_id[0] != "delete":
-            made.setdefault(op_id[1], []).append(op_id)
-    for op_id in ops:
-        action, key = op_id
-        if action == "delete":
-            after = [(other, dep) for dep in ln[key].deps for other in ("delete", "update")]
-            after.append(("create", key))
-            found = [a for a in after if a in ops]
-            if found:
-                edges.setdefault(op_id, []).extend(found)
-            continue
-        for dep in dn[key].deps:
-            for before in made.get(dep, ()):
-                edges.setdefault(before, []).append(op_id)
+    """Creates/updates follow their deps' creates/updates; deletes precede
+    their deps' deletes/updates and their own key's create (a recreate)."""
+    after = state.after
+    deletes, updates, creates = (state.numbers[a] for a in ("delete", "update", "create"))
+    for key, number in deletes.items():
+        follow = after[number]
+        for dep in state.live_nodes[key].deps:
+            if dep in deletes:
+                follow.append(deletes[dep])
+            if dep in updates:
+                follow.append(updates[dep])
+        if key in creates:
+            follow.append(creates[key])
+    dn = state.desired_nodes
+    for made in (creates, updates):
+        for key, number in made.items():
+            for dep in dn[key].deps:
+                if dep in creates:
+                    after[creates[dep]].append(number)
+                if dep in updates:
+                    after[updates[dep]].append(number)
 
 
 def _claim_edges(state: PlanState) -> None:
     """A resource released by a delete is claimed afterwards."""
-    released: dict[str, list[tuple[Claim, OpId]]] = {}
-    for (action, key) in state.ops:
-        if action != "delete":
-            continue
+    released: dict[str, list[tuple[Claim, int]]] = {}
+    deletes = state.numbers["delete"]
+    for key, number in deletes.items():
         node = state.live_nodes[key]
         # An implicit delete happens when its holder goes.
-        source = ("delete", node.holder) if ("delete", key) in state.implicit else (action, key)
+        source = deletes[node.holder] if number in state.implicit else number
         for claim in descriptor(node.obj).claims(node):
             released.setdefault(claim.resource, []).append((claim, source))
     if not released:
         return
-    for (action, key), op in state.ops.items():
-        if action == "delete":
-            continue
-        node = state.desired_nodes[key]
-        for claim in descriptor(node.obj).claims(node):
-            for old_claim, source in released.get(claim.resource, ()):
-                if claim.conflicts(old_claim) and source[1] != key:
-                    state.edge(source, op)
+    for made in (state.numbers["create"], state.numbers["update"]):
+        for key, number in made.items():
+            node = state.desired_nodes[key]
+            for claim in descriptor(node.obj).claims(node):
+                for old_claim, source in released.get(claim.resource, ()):
+                    if claim.conflicts(old_claim) and state.planned[source].key != key:
+                        state.after[source].append(number)
 
 
-def _order(state: PlanState) -> list[Operation]:
-    ops = state.ops
-    ids = list(ops)
-    n = len(ids)
-    position = {op_id: i for i, op_id in enumerate(ids)}
-    rank = {desc.obj: i for i, desc in enumerate(DESCRIPTORS)}
+def _order(state: PlanState) -> list[int]:
+    """The operations' numbers in execution order."""
+    planned, after = state.planned, state.after
+    n = len(planned)
     width = len(DESCRIPTORS)
     # Ties: deletes, then updates, then creates; by object type; by config order,
     # folded into one int per operation (the heap then compares ints, not tuples).
-    key = [(ACTION_RANK[op_id[0]] * width + rank[op.obj]) * n + i
-           for i, (op_id, op) in enumerate(ops.items())]
-    targets: list[list[int] | tuple[()]] = [()] * n
+    rank = {(action, desc.obj): (ACTION_RANK[action] * width + i) * n
+            for action in ACTION_RANK for i, desc in enumerate(DESCRIPTORS)}
+    key = [rank[op.action, op.obj] + i for i, op in enumerate(planned)]
     indegree = [0] * n
-    for before, afters in state.edges.items():
-        at = position.get(before)
-        if at is None:  # an edge from an operation not planned orders nothing
-            continue
-        after = [position[t] for t in afters]
-        targets[at] = after
-        for t in after:
+    for follow in after:
+        for t in follow:
             indegree[t] += 1
     ready = [key[i] for i in range(n) if not indegree[i]]
     heapq.heapify(ready)
@@ -251,29 +274,30 @@ def _order(state: PlanState) -> list[Operation]:
     while ready:
         i = pop(ready) % n
         add(i)
-        for t in targets[i]:
+        for t in after[i]:
             indegree[t] -= 1
             if not indegree[t]:
                 push(ready, key[t])
     if len(order) != n:
-        stuck = sorted(f"{a} {k}" for (a, k), d in zip(ids, indegree, strict=True) if d > 0)
+        stuck = sorted(f"{planned[i].action} {planned[i].key}" for i in range(n) if indegree[i])
         raise PlanError(f"circular dependencies between: {', '.join(stuck[:10])}")
-    return _emitted(state, [ops[ids[i]] for i in order])
+    return order
 
 
-def _emitted(state: PlanState, ordered: list[Operation]) -> list[Operation]:
+def _emitted(state: PlanState, order: list[int]) -> list[int]:
     """The ordered operations minus virtual, implicit and no-op ones."""
     hidden = _hidden_types()
     # only descriptors that override noop() are asked (most never skip anything)
     noops = {d.obj: d for d in DESCRIPTORS if type(d).noop is not Descriptor.noop}
-    implicit = state.implicit
-    out: list[Operation] = []
-    for op in ordered:
-        if op.obj in hidden or (implicit and (op.action, op.key) in implicit):
+    implicit, planned = state.implicit, state.planned
+    out: list[int] = []
+    for number in order:
+        op = planned[number]
+        if op.obj in hidden or number in implicit:
             continue
         desc = noops.get(op.obj)
         if desc is None or not desc.noop(op):
-            out.append(op)
+            out.append(number)
     return out
 
 
@@ -311,37 +335,38 @@ def _plan(desired: Dataplane, live: Dataplane,
     _claim_edges(state)
     for desc in DESCRIPTORS:
         desc.adjust(state)
-    ordered = _order(state)
+    emitted = _emitted(state, _order(state))
     if graph is not None:
-        graph.extend(_predecessors(state, ordered))
-    return ordered
+        graph.extend(_predecessors(state, emitted))
+    return [state.planned[number] for number in emitted]
 
 
-def _predecessors(state: PlanState, ordered: list[Operation]) -> list[tuple[int, ...]]:
+def _predecessors(state: PlanState, emitted: list[int]) -> list[tuple[int, ...]]:
     """Per emitted operation, the emitted ones it follows, directly or through
     operations left out of the output (virtual, implicit, no-op)."""
-    position = {(op.action, op.key): i for i, op in enumerate(ordered)}
-    sources: dict[OpId, list[OpId]] = {}
-    for before, afters in state.edges.items():
-        for after in afters:
-            sources.setdefault(after, []).append(before)
-    hidden: dict[OpId, set[int]] = {}
+    position = [-1] * len(state.planned)
+    for at, number in enumerate(emitted):
+        position[number] = at
+    sources: list[list[int]] = [[] for _ in state.planned]
+    for before, follow in enumerate(state.after):
+        for after in follow:
+            sources[after].append(before)
+    hidden: dict[int, set[int]] = {}
 
-    def emitted(op_id: OpId) -> set[int]:
+    def found_before(number: int) -> set[int]:
         found: set[int] = set()
-        for source in sources.get(op_id, ()):
-            at = position.get(source)
-            if at is not None:
+        for source in sources[number]:
+            at = position[source]
+            if at >= 0:
                 found.add(at)
-            elif source in hidden:
-                found |= hidden[source]
             else:
-                hidden[source] = set()  # a cycle is impossible: _order checked
-                hidden[source] = emitted(source)
+                if source not in hidden:
+                    hidden[source] = set()  # a cycle is impossible: _order checked
+                    hidden[source] = found_before(source)
                 found |= hidden[source]
         return found
 
-    return [tuple(sorted(emitted((op.action, op.key)))) for op in ordered]
+    return [tuple(sorted(found_before(number))) for number in emitted]
 
 
 def summary(ops: Iterable[Operation]) -> dict[str, int]:

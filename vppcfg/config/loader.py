@@ -221,17 +221,31 @@ def _syntax_problem(err: yaml.MarkedYAMLError, text: str, filename: str) -> Prob
     return Problem(filename, line, column, "", f"YAML syntax error: {what}")
 
 
-@dataclass
 class _Frame:
-    container: Any  # dict or list
-    path: Path
-    anchor: str | None
-    size: int = 1
-    key: Any = None
-    key_mark: Any = None
-    have_key: bool = False
-    merges: list[Any] = field(default_factory=list)
-    key_lines: dict[Any, int] = field(default_factory=dict)
+    """A map or sequence being built."""
+
+    __slots__ = (
+        "anchor",
+        "container",
+        "have_key",
+        "key",
+        "key_lines",
+        "key_mark",
+        "merges",
+        "path",
+        "size",
+    )
+
+    def __init__(self, container: Any, path: Path, anchor: str | None) -> None:
+        self.container = container  # dict or list
+        self.path = path
+        self.anchor = anchor
+        self.size = 1
+        self.key: Any = None
+        self.key_mark: Any = None
+        self.have_key = False
+        self.merges: list[Any] = []
+        self.key_lines: dict[Any, int] = {}
 
 
 class _Builder:
@@ -254,6 +268,12 @@ class _Builder:
             value = self._scalar(event)
             if event.anchor:
                 self.anchors[event.anchor] = (value, 1)
+            frame = self.stack[-1] if self.stack else None
+            if frame is not None and not frame.have_key and type(frame.container) is dict:
+                # a map key (the most frequent event): _key() without its check,
+                # as a scalar is never a map or a list
+                frame.key, frame.key_mark, frame.have_key = value, event.start_mark, True
+                return
             self._value(value, event, 1)
         elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
             self._start(event)
@@ -268,10 +288,10 @@ class _Builder:
 
     def _scalar(self, event: yaml.ScalarEvent) -> Any:
         tag = event.tag
-        if tag in (None, "!"):
-            if not event.implicit[0]:  # quoted: always a string
-                return event.value
+        if tag is None or tag == "!":
             text = event.value
+            if not event.implicit[0]:  # quoted: always a string
+                return text
             if text and text[0] not in _IMPLICIT_FIRST:  # cannot be a number, bool or null
                 return text
             if "/" in text:  # no implicit type has a slash: an address or a prefix

@@ -348,13 +348,24 @@ def _compile(node: Any, strict: bool, include: Callable[[str, bool], Accept]) ->
     validator: yv.Validator = node
     skip_none = validator.is_optional and validator.can_be_none
     then = _then(validator, strict, include)
+    valid = _valid(validator)
+    if then is None and not skip_none:
+        return valid
 
     def accept(data: Any) -> bool:
         if data is None and skip_none:
             return True
-        return not validator.validate(data) and (then is None or then(data))
+        return valid(data) and (then is None or then(data))
 
     return accept
+
+
+def _valid(validator: yv.Validator) -> Accept:
+    """Whether the validator's own test passes: its type test alone when
+    that is all yamale's validate() would run (no constraints)."""
+    if type(validator).validate is yv.Validator.validate and not validator._constraints_inst:
+        return validator._is_valid
+    return lambda data: not validator.validate(data)
 
 
 def _then(validator: yv.Validator, strict: bool,
@@ -368,6 +379,9 @@ def _then(validator: yv.Validator, strict: bool,
         return None
     if isinstance(validator, yv.Map | yv.List):
         keys = yamale.util.get_keys
+        if len(subs) == 1:
+            (sub,) = subs
+            return lambda data: all(sub(data[k]) for k in keys(data))
         return lambda data: all(any(s(data[k]) for s in subs) for k in keys(data))
     if isinstance(validator, yv.Any):
         return lambda data: any(s(data) for s in subs)

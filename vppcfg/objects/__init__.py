@@ -61,17 +61,17 @@ def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None =
     ``acl_indexes`` maps the names of ACLs already in VPP to their index (the
     CLI addresses ACLs by index); new ones get the index VPP will choose.
     """
-    ops = list(ops)
     rc = RenderContext(dict(acl_indexes or {}))
     lines: list[str] = []
     group: tuple[str, str] | None = None
+    renderers = {obj: desc.render for obj, desc in _BY_OBJ.items()}
     for op in ops:
         if (op.action, op.obj) != group:
             group = (op.action, op.obj)
             lines.append(f"comment {{ {op.action} {op.obj} }}")
         if op.reason and op.action == "delete":  # a recreate's create repeats it
             lines.append(f"comment {{ {comment_text(op.key + ': ' + op.reason)} }}")
-        lines.extend(render_op(op, rc))
+        lines += renderers[op.obj](op, rc)
     return "\n".join(lines) + "\n" if lines else ""
 
 

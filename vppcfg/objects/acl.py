@@ -22,7 +22,6 @@ from vppcfg.objects.base import (
     comment_text,
     fd,
     field_of,
-    ikey,
     token,
 )
 from vppcfg.ops import Operation, VppContext
@@ -123,10 +122,9 @@ class InterfaceAcls(Descriptor):
     obj = "interface-acls"
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for itf in ctx.interfaces():
+        for key, itf in ctx.keyed:
             acls = itf.acls
             if acls.input or acls.output:
-                key = ikey(itf.name)
                 deps = (key, *(acl_key(n) for n in dict.fromkeys(acls.input + acls.output)))
                 yield Node(f"{key}/acls", self.obj,
                            fd(name=itf.name, input=acls.input, output=acls.output),

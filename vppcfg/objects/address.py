@@ -14,8 +14,7 @@ class Address(Descriptor):
     obj = "address"
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for itf in ctx.interfaces():
-            key = ikey(itf.name)
+        for key, itf in ctx.keyed:
             for prefix in itf.addresses:
                 yield Node(f"{key}/address/{prefix}", self.obj, fd(name=itf.name, prefix=prefix),
                            deps=(key,), owner=key)
@@ -40,9 +39,8 @@ class Unnumbered(Descriptor):
     obj = "unnumbered"
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for itf in ctx.interfaces():
+        for key, itf in ctx.keyed:
             if itf.unnumbered:
-                key = ikey(itf.name)
                 yield Node(f"{key}/unnumbered", self.obj, fd(name=itf.name, use=itf.unnumbered),
                            deps=(key, ikey(itf.unnumbered)), owner=key)
 

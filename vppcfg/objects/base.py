@@ -11,7 +11,7 @@ a Dataplane, says which value changes are made in place and which need delete
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,12 +27,13 @@ class RenderError(ValueError):
 
 
 _UNSAFE = re.compile(r"[\s\x00-\x1f\x7f{}]")
+_UNSAFE_TOKEN = re.compile(r"[\s\x00-\x1f\x7f{};]").search
 
 
 def token(value: object) -> str:
     """One CLI token: refuse anything that could end or split a command."""
     text = str(value)
-    if not text or _UNSAFE.search(text) or ";" in text:
+    if not text or _UNSAFE_TOKEN(text):
         raise RenderError(f"refusing to render unsafe CLI token {text!r}")
     return text
 
@@ -150,12 +151,12 @@ class NodeContext:
     def __init__(self, dp: Dataplane) -> None:
         self.dp = dp
         self.children: dict[str, list[Interface]] = {}
+        # (node key, interface): the key every per-interface node starts from
+        self.keyed: list[tuple[str, Interface]] = []
         for itf in dp.interfaces.values():
+            self.keyed.append((ikey(itf.name), itf))
             if itf.parent:
                 self.children.setdefault(itf.parent, []).append(itf)
-
-    def interfaces(self) -> Iterator[Interface]:
-        return iter(self.dp.interfaces.values())
 
 
 def ikey(name: str) -> str:

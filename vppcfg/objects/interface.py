@@ -51,9 +51,8 @@ class Phy(Descriptor):
     virtual = True
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for itf in ctx.interfaces():
+        for key, itf in ctx.keyed:
             if itf.kind is InterfaceKind.PHY:
-                key = ikey(itf.name)
                 yield Node(key, self.obj, fd(kind="phy"), owner=key)
 
 
@@ -61,9 +60,8 @@ class Loopback(Descriptor):
     obj = "loopback"
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for itf in ctx.interfaces():
+        for key, itf in ctx.keyed:
             if itf.kind is InterfaceKind.LOOPBACK:
-                key = ikey(itf.name)
                 yield Node(key, self.obj, fd(name=itf.name, instance=instance_of(itf.name)),
                            owner=key)
 
@@ -94,7 +92,7 @@ class SubInterface(Descriptor):
     obj = "sub-interface"
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for itf in ctx.interfaces():
+        for key, itf in ctx.keyed:
             if itf.kind is not InterfaceKind.SUB or not itf.parent:
                 continue
             enc = itf.encapsulation
@@ -105,7 +103,6 @@ class SubInterface(Descriptor):
                 inner_dot1q=enc.inner_dot1q if enc else 0,
                 exact_match=enc.exact_match if enc else True,
             )
-            key = ikey(itf.name)
             yield Node(key, self.obj, value, deps=(ikey(itf.parent),), owner=key)
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
@@ -148,8 +145,8 @@ class SubInterface(Descriptor):
         tag_created(ctx, p["name"], field_of(reply, "sw_if_index"))
 
 
-def _setting(itf: Interface, name: str, value: object, deps: tuple[str, ...] = ()) -> Node:
-    key = ikey(itf.name)
+def _setting(key: str, itf: Interface, name: str, value: object,
+             deps: tuple[str, ...] = ()) -> Node:
     return Node(f"{key}/{name}", name, {"name": itf.name, "value": value}, (key, *deps),
                 key, key)
 
@@ -165,8 +162,8 @@ class Mtu(Descriptor):
     obj = "mtu"
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for itf in ctx.interfaces():
-            node = _setting(itf, self.obj, itf.mtu)
+        for key, itf in ctx.keyed:
+            node = _setting(key, itf, self.obj, itf.mtu)
             node.value["hw"] = itf.kind is InterfaceKind.PHY
             yield node
 
@@ -195,13 +192,13 @@ class Mtu(Descriptor):
     def adjust(self, state: PlanState) -> None:
         """Order MTU changes between parents and children (raise parents first,
         lower children first) and re-set subs after a PHY's hw MTU change."""
-        for op in [o for o in state.ops.values() if o.obj == self.obj and o.action == "update"]:
+        for op in [o for o in state.planned if o.obj == self.obj and o.action == "update"]:
             parent = op.params["name"]
             new, old = op.params["value"], op.params["previous"]["value"]
             resubs: dict[str, int] = {}
             for child in state.desired_ctx.children.get(parent, ()):
                 mtu_key = f"{ikey(child.name)}/{self.obj}"
-                child_op = state.ops.get(("update", mtu_key))
+                child_op = state.get("update", mtu_key)
                 if child_op is not None:
                     if new > old:
                         state.edge(op, child_op)
@@ -209,9 +206,9 @@ class Mtu(Descriptor):
                         state.edge(child_op, op)
                         if op.params["hw"]:
                             resubs[child.name] = child.mtu
-                elif ("create", mtu_key) in state.ops:
+                elif (created := state.get("create", mtu_key)) is not None:
                     if op.params["hw"]:
-                        state.edge(op, state.ops[("create", mtu_key)])
+                        state.edge(op, created)
                 elif op.params["hw"] and child.mtu != new:
                     resubs[child.name] = child.mtu
             if resubs:
@@ -222,10 +219,10 @@ class State(Descriptor):
     obj = "state"
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for itf in ctx.interfaces():
+        for key, itf in ctx.keyed:
             # A sub cannot be up while its parent is down: parent state first.
             deps = (f"{ikey(itf.parent)}/{self.obj}",) if itf.parent else ()
-            yield _setting(itf, self.obj, itf.state, deps)
+            yield _setting(key, itf, self.obj, itf.state, deps)
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         return _setting_claims(node)
@@ -239,7 +236,7 @@ class State(Descriptor):
         under a parent wanted down is set up with the parent lifted around it (the
         parent's own state change, if any, comes first)."""
         interfaces = state.desired_ctx.dp.interfaces
-        for op in list(state.ops.values()):
+        for op in list(state.planned):
             if op.obj != self.obj or op.action == "delete" or op.params["value"] != "up":
                 continue
             parent = interfaces[op.params["name"]].parent
@@ -274,9 +271,9 @@ class Mac(Descriptor):
     delete_when_absent = False
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for itf in ctx.interfaces():
+        for key, itf in ctx.keyed:
             if itf.mac is not None and itf.kind is not InterfaceKind.BOND:
-                yield _setting(itf, self.obj, itf.mac.lower())
+                yield _setting(key, itf, self.obj, itf.mac.lower())
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         return _setting_claims(node)

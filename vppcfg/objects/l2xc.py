@@ -17,9 +17,8 @@ class L2xc(Descriptor):
     obj = "l2xc"
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for itf in ctx.interfaces():
+        for key, itf in ctx.keyed:
             if itf.l2xc:
-                key = ikey(itf.name)
                 yield Node(f"{key}/l2xc", self.obj,
                            fd(name=itf.name, tx=itf.l2xc, pop=popped_tags(dp, itf.name)),
                            deps=(key, ikey(itf.l2xc)), owner=key)

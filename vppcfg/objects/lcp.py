@@ -15,10 +15,9 @@ class Lcp(Descriptor):
     obj = "lcp"
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for itf in ctx.interfaces():
+        for key, itf in ctx.keyed:
             if not itf.lcp:
                 continue
-            key = ikey(itf.name)
             deps: tuple[str, ...] = (key,)
             parent = dp.interfaces.get(itf.parent) if itf.parent else None
             if parent is not None and parent.lcp:

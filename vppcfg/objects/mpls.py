@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from vppcfg.model import Dataplane
-from vppcfg.objects.base import Descriptor, Node, NodeContext, RenderContext, fd, ikey, token
+from vppcfg.objects.base import Descriptor, Node, NodeContext, RenderContext, fd, token
 from vppcfg.ops import Operation, VppContext
 
 NO_SUCH_TABLE = -3
@@ -16,9 +16,8 @@ class Mpls(Descriptor):
     pipelined = False  # execute() retries after NO_SUCH_FIB
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for itf in ctx.interfaces():
+        for key, itf in ctx.keyed:
             if itf.mpls:
-                key = ikey(itf.name)
                 # linux-cp copies MPLS to the pair's host tap; deleting the pair while
                 # MPLS is on leaves it enabled on the tap's freed index, which the
                 # next interface to get that index inherits. So MPLS goes off first.

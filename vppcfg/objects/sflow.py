@@ -11,7 +11,6 @@ from vppcfg.objects.base import (
     NodeContext,
     RenderContext,
     fd,
-    ikey,
     token,
 )
 from vppcfg.ops import Operation, VppContext
@@ -50,9 +49,8 @@ class SflowInterface(Descriptor):
     obj = "sflow-interface"
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for itf in ctx.interfaces():
+        for key, itf in ctx.keyed:
             if itf.sflow:
-                key = ikey(itf.name)
                 yield Node(f"{key}/sflow", self.obj, fd(name=itf.name), deps=(key, "sflow"),
                            owner=key)
 
