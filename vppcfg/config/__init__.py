@@ -99,7 +99,7 @@ def _semantics_of_the_rest(doc: Document, broken: set[Path]) -> list[Problem]:
         elif section in schema.SECTIONS and (section,) not in broken:
             data[section] = {k: v for k, v in body.items() if (section, k) not in broken}
     names = sorted({str(key[1]) for key in broken if len(key) == 2}, key=len, reverse=True)
-    found = rules.run(build(data), loader.Document(doc.filename, data, doc.marks))
+    found = rules.run(build(data), loader.Document(doc.filename, data, doc.marks_of()))
     if not names:
         return found
     mention = re.compile(r"(?<![\w/-])(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w/-])")

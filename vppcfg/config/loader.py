@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path as FsPath
 from typing import Any
 
@@ -90,22 +90,37 @@ def _node(kind: str, value: str) -> ScalarNode:
 
 @dataclass
 class Document:
-    """Parsed data plus the 1-based (line, column) of every value and key."""
+    """Parsed data plus the 1-based (line, column) of every value and key.
+
+    The positions are only needed to report a problem, so parse() leaves them
+    out (a path and a position per value: a fifth of reading a large file)
+    and the first call of mark() reads `text` again to find them."""
 
     filename: str
     data: Any
-    marks: dict[Path, tuple[int, int]] = field(default_factory=dict)
+    marks: dict[Path, tuple[int, int]] | None = None  # None: not read yet, see marks_of()
     empty: bool = False  # no content at all: blank, only comments or `---`
+    text: str = ""
 
     def mark(self, path: Path) -> tuple[int, int]:
         """Where `path` is, or the nearest enclosing object that exists."""
+        marks = self.marks_of()
         path = tuple(path)
         while path:
-            found = self.marks.get(path)
+            found = marks.get(path)
             if found:
                 return found
             path = path[:-1]
-        return self.marks.get((), (1, 1))
+        return marks.get((), (1, 1))
+
+    def marks_of(self) -> dict[Path, tuple[int, int]]:
+        if self.marks is None:
+            self.marks = _parse(self.text, self.filename, track=True).marks or {}
+        return self.marks
+
+
+class _Untracked(Exception):
+    """A problem found while positions are not tracked: parse again, tracking."""
 
 
 class _Fail(Exception):
@@ -170,13 +185,16 @@ def parse(text: str, filename: str) -> Document:
         return _parse(text, filename)
 
 
-def _parse(text: str, filename: str) -> Document:
+def _parse(text: str, filename: str, track: bool = False) -> Document:
+    """The document; `track`: with the position of every value."""
     if len(text) > MAX_BYTES:
         raise ConfigIOError([Problem(filename, 0, 0, "", _too_big(len(text.encode())))])
-    builder = _Builder(filename)
+    builder = _Builder(filename, track)
     try:
         for event in yaml.parse(text, Loader=_ParserLoader):
             builder.feed(event)
+    except _Untracked:  # a problem to report: its path and position are needed
+        return _parse(text, filename, track=True)
     except _Fail as err:
         line, column = _pos(err.mark)
         raise ConfigError([Problem(filename, line, column, "", err.message)]) from None
@@ -189,7 +207,8 @@ def _parse(text: str, filename: str) -> Document:
     if builder.problems:
         raise ConfigError(builder.problems)
     empty = builder.root is None
-    return Document(filename, {} if empty else builder.root, builder.marks, empty)
+    marks = builder.marks if track else None
+    return Document(filename, {} if empty else builder.root, marks, empty, text)
 
 
 def _pos(mark: Any) -> tuple[int, int]:
@@ -251,8 +270,9 @@ class _Frame:
 class _Builder:
     """Turns parser events into data, marks and problems, iteratively."""
 
-    def __init__(self, filename: str) -> None:
+    def __init__(self, filename: str, track: bool) -> None:
         self.filename = filename
+        self.track = track  # paths and positions of values: only to report problems
         self.root: Any = None
         self.marks: dict[Path, tuple[int, int]] = {(): (1, 1)}
         self.problems: list[Problem] = []
@@ -351,9 +371,11 @@ class _Builder:
             return ()
         frame = self.stack[-1]
         if type(frame.container) is list:
-            path = (*frame.path, index(len(frame.container)))
             frame.container.append(value)
             frame.size += size
+            if not self.track:
+                return ()
+            path = (*frame.path, index(len(frame.container) - 1))
             self.marks[path] = _pos(event.start_mark)
             return path
         if not frame.have_key:
@@ -361,11 +383,16 @@ class _Builder:
             return ()
         frame.have_key = False
         key = frame.key
-        path = (*frame.path, key)
         frame.size += size
         if key == _MERGE and not isinstance(event, yaml.ScalarEvent):
             frame.merges.append(value)
-            return path
+            return (*frame.path, key) if self.track else ()
+        if not self.track:
+            if key in frame.container:
+                raise _Untracked
+            frame.container[key] = value
+            return ()
+        path = (*frame.path, key)
         if key in frame.container:
             first = frame.key_lines[key]
             self.problems.append(
@@ -397,6 +424,8 @@ class _Builder:
             sources.extend(value if isinstance(value, list) else [value])
         for source in sources:
             if not isinstance(source, dict):
+                if not self.track:
+                    raise _Untracked
                 self.problems.append(
                     Problem(
                         self.filename,

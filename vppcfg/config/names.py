@@ -135,11 +135,16 @@ def interface_info(text: str) -> tuple[str, int, int, int, int] | None:
     fast = _V6_FAST.fullmatch(text)
     if fast:
         try:
-            value = int.from_bytes(socket.inet_pton(socket.AF_INET6, fast[1]), "big")
+            packed = socket.inet_pton(socket.AF_INET6, fast[1])
         except OSError:
             return None
-        canonical = f"{ipaddress.IPv6Address(value)}/{int(fast[2])}"
-        return _info(canonical, 6, value, int(fast[2]), 128)
+        value = int.from_bytes(packed, "big")
+        # The C library writes RFC 5952 text as Python does, but for the forms
+        # with an IPv4 tail (::ffff:192.0.2.1), which Python 3.11 writes in hex.
+        spelled = socket.inet_ntop(socket.AF_INET6, packed)
+        if "." in spelled:
+            spelled = str(ipaddress.IPv6Address(value))
+        return _info(f"{spelled}/{int(fast[2])}", 6, value, int(fast[2]), 128)
     try:
         iface = ipaddress.ip_interface(text)
     except ValueError:

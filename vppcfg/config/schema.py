@@ -403,6 +403,9 @@ def _static(node: Any, strict: bool, include: Callable[[str, bool], Accept]) -> 
               isinstance(sub, yv.Validator) and sub.is_optional)
              for key, sub in yamale.util.get_iter(node)]
 
+    if is_map:
+        return _static_map(items, strict)
+
     def accept(data: Any) -> bool:
         if not fits(data) or (strict and not known.issuperset(yamale.util.get_keys(data))):
             return False
@@ -416,6 +419,29 @@ def _static(node: Any, strict: bool, include: Callable[[str, bool], Accept]) -> 
             if not sub(item):
                 return False
         return True
+
+    return accept
+
+
+def _static_map(items: list[tuple[Any, Accept, bool]], strict: bool) -> Accept:
+    """A literal map: the keys the data has are checked, then the required
+    ones looked for (the same answer as trying every key of the schema, which
+    raised a KeyError for each optional field left out)."""
+    by_key = {key: sub for key, sub, _ in items}
+    required = [key for key, _, optional in items if not optional]
+    is_map = yamale.util.is_map
+
+    def accept(data: Any) -> bool:
+        if type(data) is not dict and not is_map(data):
+            return False
+        for key, item in data.items():
+            sub = by_key.get(key)
+            if sub is None:
+                if strict:
+                    return False
+            elif not sub(item):
+                return False
+        return all(key in data for key in required)
 
     return accept
 
@@ -449,13 +475,13 @@ def _nulls(doc: Document, obj: Any, path: Path) -> list[Problem]:
                         value[sub] = {}
                     else:
                         found += _nulls(doc, body, (*path, key, sub))
-            else:
+            elif isinstance(value, dict | list):  # a scalar holds no null
                 found += _nulls(doc, value, (*path, key))
     elif isinstance(obj, list):
         for i, value in enumerate(obj):
             if value is None:
                 found.append(_problem(doc, (*path, index(i)), "has no value"))
-            else:
+            elif isinstance(value, dict | list):
                 found += _nulls(doc, value, (*path, index(i)))
     return found
 
