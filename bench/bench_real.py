@@ -17,7 +17,8 @@ Two parts, each on a fresh VPP in a network namespace of its own (tests/real.py)
 Every figure is the best of --runs (the machine is shared). `--no-pipeline`
 runs the in-process applies one call at a time; `--src DIR` runs the CLI from
 the vppcfg package in DIR (an export of an older commit) for a side-by-side
-figure. Without root or ../shared/vpp-real it prints why and exits 0.
+figure. The package's bytecode is compiled first, as bench_cli.py does.
+Without root or ../shared/vpp-real it prints why and exits 0.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_cli import run_cli  # noqa: E402
+from bench_cli import compile_bytecode, run_cli  # noqa: E402
 
 from tests.real import VPP_REAL, unavailable, vpp_real  # noqa: E402
 from vppcfg import config  # noqa: E402
@@ -178,6 +179,7 @@ def main() -> int:
         print(f"bench_real: skipped: {why}")
         return 0
     pipeline = not args.no_pipeline
+    compile_bytecode(args.src)  # as installed (see bench_cli)
     with tempfile.TemporaryDirectory(prefix="bench-real-") as tmp:
         if not args.skip_issue:
             issue_config(pipeline, tmp, args.src, args.runs)
