@@ -20,7 +20,6 @@ from pathlib import Path
 
 from vppcfg.model import Dataplane
 
-DEFAULT_STATE_DIR = "/run/vppcfg"
 PENDING = "pending"
 ROLLING = "rolling-back"
 RESULT = "last-rollback"

@@ -11,8 +11,6 @@ import os
 import time
 from pathlib import Path
 
-DEFAULT_LOCK_FILE = "/run/vppcfg/apply.lock"
-
 
 class LockBusy(Exception):
     """Another apply (or a rollback timer) holds the lock."""

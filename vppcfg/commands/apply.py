@@ -15,8 +15,7 @@ import sys
 import time
 from typing import Any
 
-from vppcfg.apply.confirm import DEFAULT_STATE_DIR
-from vppcfg.apply.lock import DEFAULT_LOCK_FILE
+from vppcfg.apply.paths import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
 from vppcfg.commands.common import add_vpp_options
 from vppcfg.commands.plan import add_detailed_exitcode, detailed_exit
 
