@@ -63,12 +63,12 @@ def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None =
     """
     rc = RenderContext(dict(acl_indexes or {}))
     lines: list[str] = []
-    group: tuple[str, str] | None = None
+    action = obj = ""  # the group of operations being written
     renderers = {obj: desc.render for obj, desc in _BY_OBJ.items()}
     for op in ops:
-        if (op.action, op.obj) != group:
-            group = (op.action, op.obj)
-            lines.append(f"comment {{ {op.action} {op.obj} }}")
+        if op.obj != obj or op.action != action:
+            action, obj = op.action, op.obj
+            lines.append(f"comment {{ {action} {obj} }}")
         if op.reason and op.action == "delete":  # a recreate's create repeats it
             lines.append(f"comment {{ {comment_text(op.key + ': ' + op.reason)} }}")
         lines += renderers[op.obj](op, rc)

@@ -16,8 +16,9 @@ class Address(Descriptor):
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:
             for prefix in itf.addresses:
-                yield Node(f"{key}/address/{prefix}", self.obj, fd(name=itf.name, prefix=prefix),
-                           deps=(key,), owner=key)
+                # positional: the most numerous node of a large config
+                yield Node(f"{key}/address/{prefix}", self.obj,
+                           {"name": itf.name, "prefix": prefix}, (key,), key)
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         # One address, one subnet per VPP: a move frees them first.

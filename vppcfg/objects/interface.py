@@ -103,7 +103,7 @@ class SubInterface(Descriptor):
                 inner_dot1q=enc.inner_dot1q if enc else 0,
                 exact_match=enc.exact_match if enc else True,
             )
-            yield Node(key, self.obj, value, deps=(ikey(itf.parent),), owner=key)
+            yield Node(key, self.obj, value, (ikey(itf.parent),), key)
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         # VPP refuses (-1) a VLAN another sub of the parent still matches.
@@ -174,7 +174,8 @@ class Mtu(Descriptor):
         name, mtu = token(op.params["name"]), int(op.params["value"])
         lines = [f"set interface mtu {mtu} {name}"] if op.params["hw"] else []
         lines.append(f"set interface mtu packet {mtu} {name}")
-        for sub, sub_mtu in sorted(op.params.get("resubs", {}).items()):
+        resubs = op.params.get("resubs")
+        for sub, sub_mtu in sorted(resubs.items()) if resubs else ():
             lines.append(f"set interface mtu packet {int(sub_mtu)} {token(sub)}")
         return lines
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from vppcfg.model import Dataplane
-from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, RenderContext, fd, ikey, token
+from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, RenderContext, ikey, token
 from vppcfg.ops import Operation, VppContext
 
 HOST_TAP = 0
@@ -22,8 +22,7 @@ class Lcp(Descriptor):
             parent = dp.interfaces.get(itf.parent) if itf.parent else None
             if parent is not None and parent.lcp:
                 deps = (key, f"{ikey(parent.name)}/lcp")  # the parent's pair comes first
-            yield Node(f"{key}/lcp", self.obj, fd(name=itf.name, host=itf.lcp), deps=deps,
-                       owner=key)
+            yield Node(f"{key}/lcp", self.obj, {"name": itf.name, "host": itf.lcp}, deps, key)
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         return (Claim(f"lcp-host:{node.value['host']}"), Claim(f"role:{node.value['name']}", "any"))
