@@ -224,6 +224,76 @@ def test_every_message_the_code_names_is_in_the_modules_loaded():
     assert len(loaded) < len(every)
 
 
+def _api_words() -> set[str]:
+    """Every quoted lower-case word in the code that talks to VPP."""
+    import re
+
+    source = Path(__file__).resolve().parents[1] / "vppcfg"
+    return {word for path in [*source.glob("objects/*.py"), *source.glob("vpp/*.py"),
+                              *source.glob("apply/*.py"), *source.glob("commands/*.py")]
+            if path.name != "definitions.py"
+            for word in re.findall(r'"([a-z0-9_]+)"', path.read_text())}
+
+
+def test_the_client_is_given_every_request_the_code_names():
+    """The client loads API_MESSAGES only: a message the code names but that
+    is not listed there would be missing at run time."""
+    import json
+
+    from vppcfg.sim.codec import DEFAULT_API_DIR
+    from vppcfg.vpp.connection import api_files
+    from vppcfg.vpp.definitions import API_MESSAGES
+
+    files = api_files(DEFAULT_API_DIR)
+    apis = [json.loads(Path(f).read_text()) for f in files]
+    requests = {name for api in apis for name in api.get("services", {})}
+    named = _api_words() & requests
+    assert len(named) > 50
+    assert named - {"cli"} <= API_MESSAGES, sorted(named - API_MESSAGES)
+    # each listed name is a request of this VPP, or one the code names for an older VPP
+    assert API_MESSAGES <= requests | _api_words() | {"sockclnt_delete"}, sorted(
+        API_MESSAGES - requests - _api_words())
+
+
+def test_the_subset_builds_what_the_whole_files_build():
+    """Messages loaded from the subset have the CRC, fields and field types
+    of the same messages loaded from the whole files, and pack the same bytes."""
+    from vpp_papi import VPPApiJSONFiles
+
+    from vppcfg.sim.codec import DEFAULT_API_DIR
+    from vppcfg.vpp.connection import API_MODULES, api_files
+    from vppcfg.vpp.definitions import API_MESSAGES, subset
+
+    files = api_files(DEFAULT_API_DIR, API_MODULES)
+    part, services = VPPApiJSONFiles.process_json_str(subset(files, API_MESSAGES))
+    whole: dict[str, Any] = {}
+    for path in files:
+        with open(path) as f:
+            whole.update(VPPApiJSONFiles.process_json_file(f)[0])
+    assert 100 < len(part) < len(whole)
+    for name, message in part.items():
+        other = whole[name]
+        assert (message.crc, message.fields, message.fieldtypes) == (
+            other.crc, other.fields, other.fieldtypes), name
+    assert part["sw_interface_add_del_address"].pack(
+        {"sw_if_index": 1, "is_add": True, "prefix": "2001:db8::1/64"}
+    ) == whole["sw_interface_add_del_address"].pack(
+        {"sw_if_index": 1, "is_add": True, "prefix": "2001:db8::1/64"})
+    # every request keeps its answers
+    for request in API_MESSAGES & set(services):
+        service = services[request]
+        assert service["reply"] in part, request
+        assert service.get("stream_msg", service["reply"]) in part, request
+
+
+def test_a_connection_loads_the_subset_and_can_be_asked_for_everything(vpp_sim):
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
+        assert conn.has_message("sw_interface_dump")
+        assert not conn.has_message("lcp_itf_pair_get_v2")  # not one of vppcfg's
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir, requests=None) as conn:
+        assert conn.has_message("lcp_itf_pair_get_v2")
+
+
 def test_simulator_serves_a_large_burst_in_order(vpp_sim):
     """10,000 requests in one write, more than the socket buffers hold both
     ways: the simulator must keep reading while its replies wait (as VPP

@@ -25,7 +25,8 @@ def vpp(request: Any, vpp_sim_factory: Any) -> Any:
         handle = vpp_sim_factory()
     else:
         handle = request.getfixturevalue("vpp_real_instance")
-    with VppConnection.open(handle.socket, handle.api_dir) as conn:
+    # every message: these tests send some vppcfg itself never does
+    with VppConnection.open(handle.socket, handle.api_dir, requests=None) as conn:
         yield conn
 
 

@@ -116,18 +116,23 @@ def _tap_mtus(interfaces: dict[str, Interface], taps: dict[str, Tap], data: dict
             interfaces[name] = replace(interfaces[name], mtu=tap.host.mtu)
 
 
+NO_ACLS = InterfaceAcls()  # shared (immutable): most interfaces have none
+
+
 def _common(body: dict[str, Any]) -> dict[str, Any]:
-    acls = body.get("acls", {})
+    acls = body.get("acls")
+    addresses = body.get("addresses")
     return {
         "description": body.get("description", ""),
         "mtu": body.get("mtu", 1500),
         "state": body.get("state", "up"),
         "lcp": body.get("lcp"),
-        "addresses": tuple(sorted(names.ip_interface(a) for a in body.get("addresses", ()))),
+        "addresses": tuple(sorted(names.ip_interface(a) for a in addresses)) if addresses else (),
         "unnumbered": body.get("unnumbered"),
         "l2xc": body.get("l2xc"),
         "mpls": body.get("mpls", False),
-        "acls": InterfaceAcls(_names(acls.get("input")), _names(acls.get("output"))),
+        "acls": InterfaceAcls(_names(acls.get("input")), _names(acls.get("output")))
+        if acls else NO_ACLS,
     }
 
 

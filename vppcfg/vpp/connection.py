@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vppcfg.vpp.definitions import API_MESSAGES, subset
 from vppcfg.vpp.errors import (
     VppApiError,
     VppDefinitionsMissing,
@@ -93,9 +94,13 @@ class VppConnection:
         json_dir: str | os.PathLike[str],
         timeout: float = 5.0,
         name: str = "vppcfg",
+        requests: frozenset[str] | None = API_MESSAGES,
     ) -> Iterator[VppConnection]:
-        """Connect to VPP; disconnect on exit."""
-        client = _connect(str(api_socket), api_files(json_dir, API_MODULES), timeout, name)
+        """Connect to VPP; disconnect on exit. Only the API messages in
+        `requests` (and their answers) can be sent; None: every message of
+        API_MODULES (for tests that set VPP up by hand)."""
+        files = api_files(json_dir, API_MODULES)
+        client = _connect(str(api_socket), files, timeout, name, requests)
         try:
             yield cls(client, str(api_socket))
         finally:
@@ -407,7 +412,23 @@ def _kind(service: dict[str, Any]) -> str:
     return "get" if "stream_msg" in service else "dump"
 
 
-def _connect(api_socket: str, files: list[str], timeout: float, name: str) -> Any:
+def _definitions(files: list[str], requests: frozenset[str]) -> tuple[dict, dict] | None:
+    """vpp_papi's messages and services for `requests` only (see
+    vppcfg.vpp.definitions), or None to load whole files: definitions in an
+    unexpected shape are vpp_papi's to judge, as before."""
+    from vpp_papi import VPPApiJSONFiles
+
+    if not any(_module(f) == "memclnt" for f in files):
+        return None
+    try:
+        return VPPApiJSONFiles.process_json_str(subset(files, requests))
+    except Exception:  # any surprise: the full load reports it
+        logging.getLogger(__name__).debug("API subset failed", exc_info=True)
+        return None
+
+
+def _connect(api_socket: str, files: list[str], timeout: float, name: str,
+             requests: frozenset[str] | None) -> Any:
     # Check the socket first: vpp_papi's own errors for these cases are cryptic.
     if not os.path.exists(api_socket):
         raise VppNotRunning(f"VPP API socket {api_socket} does not exist (is VPP running?)")
@@ -419,11 +440,18 @@ def _connect(api_socket: str, files: list[str], timeout: float, name: str) -> An
 
     from vppcfg.vpp.transport import DirectTransport
 
+    definitions = _definitions(files, requests) if requests is not None else None
+    memclnt = [f for f in files if _module(f) == "memclnt"]
     try:
-        client = VPPApiClient(apifiles=files, use_socket=True, server_address=api_socket,
-                              read_timeout=timeout, async_thread=False)
+        # The client itself then loads memclnt alone (it needs one file).
+        client = VPPApiClient(apifiles=memclnt if definitions else files, use_socket=True,
+                              server_address=api_socket, read_timeout=timeout,
+                              async_thread=False)
     except Exception as err:  # vpp_papi raises bare ValueError/RuntimeError variants
         raise VppDefinitionsMissing(f"cannot load VPP API definitions: {err}") from err
+    if definitions:
+        client.messages.update(definitions[0])
+        client.services.update(definitions[1])
     # our thread-less transport: same protocol, a fraction of the cost per message
     client.transport = DirectTransport(client, timeout, api_socket)
     try:
