@@ -83,10 +83,13 @@ class PlanState:
     def edge(self, before: Operation | OpId, after: Operation | OpId) -> None:
         """``after`` follows ``before`` (an edge from an operation that is not
         planned orders nothing)."""
-        b, a = self.number(before), self.number(after)
+        b = self.number(before)
+        if b is None:
+            return
+        a = self.number(after)
         if a is None:
             raise KeyError(f"edge to an operation not planned: {after}")
-        if b is not None and b != a:
+        if b != a:
             self.after[b].append(a)
 
     def replace(self, op: Operation, params: FrozenDict[str, Any]) -> None:

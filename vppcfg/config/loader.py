@@ -190,11 +190,12 @@ def _parse(text: str, filename: str, track: bool = False) -> Document:
     if len(text) > MAX_BYTES:
         raise ConfigIOError([Problem(filename, 0, 0, "", _too_big(len(text.encode())))])
     builder = _Builder(filename, track)
+    again = False
     try:
         for event in yaml.parse(text, Loader=_ParserLoader):
             builder.feed(event)
     except _Untracked:  # a problem to report: its path and position are needed
-        return _parse(text, filename, track=True)
+        again = True  # (outside this handler, so its errors do not chain to it)
     except _Fail as err:
         line, column = _pos(err.mark)
         raise ConfigError([Problem(filename, line, column, "", err.message)]) from None
@@ -204,6 +205,8 @@ def _parse(text: str, filename: str, track: bool = False) -> Document:
         raise ConfigError([_reader_problem(err, text, filename)]) from None
     except yaml.YAMLError as err:
         raise ConfigError([Problem(filename, 0, 0, "", f"YAML error: {err}")]) from None
+    if again:
+        return _parse(text, filename, track=True)
     if builder.problems:
         raise ConfigError(builder.problems)
     empty = builder.root is None

@@ -71,7 +71,8 @@ def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None =
             lines.append(f"comment {{ {action} {obj} }}")
         if op.reason and op.action == "delete":  # a recreate's create repeats it
             lines.append(f"comment {{ {comment_text(op.key + ': ' + op.reason)} }}")
-        lines += renderers[op.obj](op, rc)
+        render = renderers.get(op.obj) or descriptor(op.obj).render  # unknown: ValueError
+        lines += render(op, rc)
     return "\n".join(lines) + "\n" if lines else ""
 
 
