@@ -32,7 +32,6 @@ from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, ikey
 from vppcfg.ops import Operation
 
 ACTION_RANK = {"delete": 0, "update": 1, "create": 2}
-OpId = tuple[str, str]  # (action, key)
 
 
 class PlanError(ValueError):
@@ -76,17 +75,13 @@ class PlanState:
         number = self.numbers[action].get(key)
         return None if number is None else self.planned[number]
 
-    def number(self, op: Operation | OpId) -> int | None:
-        action, key = (op.action, op.key) if isinstance(op, Operation) else op
-        return self.numbers[action].get(key)
-
-    def edge(self, before: Operation | OpId, after: Operation | OpId) -> None:
+    def edge(self, before: Operation, after: Operation) -> None:
         """``after`` follows ``before`` (an edge from an operation that is not
         planned orders nothing)."""
-        b = self.number(before)
+        b = self.numbers[before.action].get(before.key)
         if b is None:
             return
-        a = self.number(after)
+        a = self.numbers[after.action].get(after.key)
         if a is None:
             raise KeyError(f"edge to an operation not planned: {after}")
         if b != a:
@@ -197,14 +192,10 @@ def _build_ops(state: PlanState, deleted: dict[str, str], created: list[str],
         number = add(Operation(old.obj, "delete", key, adopt(old.value), reason))
         if old.holder and old.holder != key and old.holder in deleted:
             state.implicit.add(number)
-    # The bulk of a plan: state.add() inlined.
-    planned, after, creates = state.planned, state.after, state.numbers["create"]
     for key in created:
         new = dn[key]
         reason = f"recreated: {deleted[key]}" if key in deleted else ""
-        creates[key] = len(planned)
-        planned.append(Operation(new.obj, "create", key, adopt(new.value), reason))
-        after.append([])
+        add(Operation(new.obj, "create", key, adopt(new.value), reason))
     for key in updated:
         new, old = dn[key], ln[key]
         previous = FrozenDict({k: v for k, v in old.value.items() if new.value.get(k) != v})

@@ -292,19 +292,11 @@ class _Builder:
             if event.anchor:
                 self.anchors[event.anchor] = (value, 1)
             frame = self.stack[-1] if self.stack else None
-            if frame is not None and type(frame.container) is dict:
-                # The most frequent events, on short paths: a map key (_key()
-                # without its check, as a scalar is never a map or a list) ...
-                if not frame.have_key:
-                    frame.key, frame.key_mark, frame.have_key = value, event.start_mark, True
-                    return
-                if not self.track:  # ... and a scalar map value, when not tracking
-                    frame.have_key = False
-                    frame.size += 1
-                    if frame.key in frame.container:
-                        raise _Untracked
-                    frame.container[frame.key] = value
-                    return
+            if frame is not None and not frame.have_key and type(frame.container) is dict:
+                # a map key (the most frequent event): _key() without its check,
+                # as a scalar is never a map or a list
+                frame.key, frame.key_mark, frame.have_key = value, event.start_mark, True
+                return
             self._value(value, event, 1)
         elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
             self._start(event)

@@ -396,18 +396,16 @@ def _then(validator: yv.Validator, strict: bool,
 
 def _static(node: Any, strict: bool, include: Callable[[str, bool], Accept]) -> Accept:
     """A literal map or list in the schema: its keys are fixed."""
-    is_map = yamale.util.is_map(node)
-    fits = yamale.util.is_map if is_map else yamale.util.is_list
-    known = set(yamale.util.get_keys(node))
     items = [(key, _compile(sub, strict, include),
               isinstance(sub, yv.Validator) and sub.is_optional)
              for key, sub in yamale.util.get_iter(node)]
-
-    if is_map:
+    if yamale.util.is_map(node):
         return _static_map(items, strict)
+    is_list = yamale.util.is_list
+    known = set(yamale.util.get_keys(node))
 
     def accept(data: Any) -> bool:
-        if not fits(data) or (strict and not known.issuperset(yamale.util.get_keys(data))):
+        if not is_list(data) or (strict and not known.issuperset(yamale.util.get_keys(data))):
             return False
         for key, sub, optional in items:
             try:

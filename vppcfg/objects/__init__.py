@@ -59,20 +59,19 @@ def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None =
     """The plan as VPP CLI: one command per line, grouped under comments.
 
     ``acl_indexes`` maps the names of ACLs already in VPP to their index (the
-    CLI addresses ACLs by index); new ones get the index VPP will choose.
+    CLI addresses ACLs by index); a binding of a new ACL is left to the next
+    plan (see RenderContext).
     """
     rc = RenderContext(dict(acl_indexes or {}))
     lines: list[str] = []
     action = obj = ""  # the group of operations being written
-    renderers = {obj: desc.render for obj, desc in _BY_OBJ.items()}
     for op in ops:
         if op.obj != obj or op.action != action:
             action, obj = op.action, op.obj
             lines.append(f"comment {{ {action} {obj} }}")
         if op.reason and op.action == "delete":  # a recreate's create repeats it
             lines.append(f"comment {{ {comment_text(op.key + ': ' + op.reason)} }}")
-        render = renderers.get(op.obj) or descriptor(op.obj).render  # unknown: ValueError
-        lines += render(op, rc)
+        lines += render_op(op, rc)
     return "\n".join(lines) + "\n" if lines else ""
 
 

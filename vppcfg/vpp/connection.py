@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from vppcfg.vpp.definitions import API_MESSAGES, subset
 from vppcfg.vpp.errors import (
+    EAGAIN,
     VppApiError,
     VppDefinitionsMissing,
     VppError,
@@ -42,7 +43,6 @@ SINCE = {
 
 LCP_MAX_PAGES = 10000  # bound on lcp_itf_pair_get cursor pages (EAGAIN retries)
 PIPELINE_WINDOW = 256  # requests in flight in call_many
-EAGAIN = -165
 
 
 # The API modules whose messages vppcfg sends (an object type with messages of
@@ -130,14 +130,7 @@ class VppConnection:
         A non-zero retval raises VppApiError. For streamed replies the
         (reply, details) pair of vpp_papi is returned as is.
         """
-        reply = self._invoke(message, args)
-        # a streamed "get" answers (reply, details); a plain reply is a namedtuple
-        streamed = isinstance(reply, tuple) and not hasattr(reply, "_fields")
-        head = reply[0] if streamed else reply
-        retval = getattr(head, "retval", 0)
-        if retval != 0:
-            raise VppApiError(message, retval, args)
-        return reply
+        return self.check(message, args, self._invoke(message, args))
 
     def _invoke(self, message: str, args: dict[str, Any]) -> Any:
         """The vpp_papi call itself, its failures turned into VppErrors."""
@@ -188,8 +181,9 @@ class VppConnection:
 
     def check(self, message: str, args: dict[str, Any], result: Any) -> Any:
         """`result` of `message`, or VppApiError when its retval is not zero."""
-        head = result[0] if isinstance(result, tuple) and not hasattr(result, "_fields") \
-            else result
+        # a streamed "get" answers (reply, details); a plain reply is a namedtuple
+        streamed = isinstance(result, tuple) and not hasattr(result, "_fields")
+        head = result[0] if streamed else result
         retval = getattr(head, "retval", 0)
         if retval != 0:
             raise VppApiError(message, retval, args)
@@ -418,8 +412,6 @@ def _definitions(files: list[str], requests: frozenset[str]) -> tuple[dict, dict
     unexpected shape are vpp_papi's to judge, as before."""
     from vpp_papi import VPPApiJSONFiles
 
-    if not any(_module(f) == "memclnt" for f in files):
-        return None
     try:
         return VPPApiJSONFiles.process_json_str(subset(files, requests))
     except Exception:  # any surprise: the full load reports it
@@ -440,10 +432,10 @@ def _connect(api_socket: str, files: list[str], timeout: float, name: str,
 
     from vppcfg.vpp.transport import DirectTransport
 
-    definitions = _definitions(files, requests) if requests is not None else None
+    # the client needs one file of its own to start from: memclnt
     memclnt = [f for f in files if _module(f) == "memclnt"]
+    definitions = _definitions(files, requests) if requests is not None and memclnt else None
     try:
-        # The client itself then loads memclnt alone (it needs one file).
         client = VPPApiClient(apifiles=memclnt if definitions else files, use_socket=True,
                               server_address=api_socket, read_timeout=timeout,
                               async_thread=False)

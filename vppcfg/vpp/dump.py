@@ -32,10 +32,10 @@ from vppcfg.model import (
     TapHost,
     VxlanTunnel,
 )
+from vppcfg.vpp.errors import EAGAIN
 from vppcfg.vpp.plain import plain_list
 
 NONE = 0xFFFFFFFF
-EAGAIN = -165  # a "get" has more pages after this one
 TAG = "vppcfg"  # what vppcfg writes on everything it creates
 
 ADMIN_UP = 1

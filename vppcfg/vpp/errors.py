@@ -41,6 +41,7 @@ RETVAL_NAMES: dict[int, str] = {
     -152: "BD_ALREADY_HAS_BVI",
     -165: "EAGAIN",
 }
+EAGAIN = -165  # a cursor "get" answers this when more pages follow
 
 
 # What a bare retval most likely means for one request (by message-name prefix).
