@@ -21,6 +21,8 @@ import warnings
 from pathlib import Path
 from types import ModuleType
 
+from loadtest import trex_compat
+
 
 class LoadtestError(Exception):
     """An error worth one line to the operator, never a traceback."""
@@ -37,6 +39,7 @@ def _client_dirs(path: Path) -> list[Path]:
 
 def load_api(client_path: str | None = None) -> ModuleType:
     """Import and return the `trex.stl.api` module (or the legacy equivalent)."""
+    trex_compat.install()  # before any client code: Python 3.12+ lacks what it imports
     if client_path:
         dirs = _client_dirs(Path(client_path).expanduser())
         if not dirs:
@@ -56,7 +59,7 @@ def load_api(client_path: str | None = None) -> ModuleType:
             return importlib.import_module("trex_stl_lib.api")
         except ImportError:
             raise LoadtestError(
-                f"no T-Rex client: install lbr-trex-client==3.4.0 (Python < 3.12) or pass "
+                f"no T-Rex client: install lbr-trex-client==3.4.0 or pass "
                 f"--trex-client-path ({first})"
             ) from None
 
@@ -81,7 +84,7 @@ def _import(name: str, what: str) -> ModuleType:
             # its bundled scapy warns about deprecated ciphers on every start: not ours to fix
             warnings.simplefilter("ignore")
             return importlib.import_module(name)
-    except Exception as err:  # the bundled libraries fail in many ways (e.g. `imp` on 3.12)
+    except Exception as err:  # the bundled libraries fail in many ways (Python 2 leftovers)
         raise LoadtestError(f"cannot import {what}: {type(err).__name__}: {err}") from None
     finally:
         if kept:

@@ -21,6 +21,9 @@ def pyzmq() -> ModuleType:
 
 def client_compatible() -> ModuleType:
     """The binding the T-Rex client uses in this process (pyzmq if the client is absent)."""
+    from loadtest import trex_compat
+
+    trex_compat.install()  # before the client's code: Python 3.12+ lacks what it imports
     try:
         import lbr_trex_client  # noqa: F401  (adds the client's `trex` package to sys.path)
     except ImportError:
