@@ -136,16 +136,43 @@ def _skip_unless(script: Path) -> None:
         pytest.skip(reason)
 
 
+def _real_releases() -> list[Any]:
+    """The real VPPs chosen by VPPCFG_REAL_VPP (both by default); a bad name stops collection."""
+    from tests.real import selected_releases
+
+    try:
+        return selected_releases()
+    except ValueError as err:
+        raise pytest.UsageError(str(err)) from err
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_namespace_left_behind() -> Iterator[None]:
+    """At the end, close any namespace of ours a crashed teardown skipped (tests/real.py)."""
+    yield
+    from tests.real import namespaces_usable, sweep
+
+    if namespaces_usable():
+        sweep()
+
+
+@pytest.fixture(params=_real_releases(), ids=lambda release: f"vpp{release.name}")
+def vpp_release(request: pytest.FixtureRequest) -> Any:
+    """The real VPP release a test runs on (tests using the VPP fixtures run once per release)."""
+    return request.param
+
+
 @pytest.fixture
-def vpp_real_factory() -> Iterator[Callable[..., Any]]:
-    """Start real VPPs (each in its own network namespace); all stopped at teardown."""
+def vpp_real_factory(vpp_release: Any) -> Iterator[Callable[..., Any]]:
+    """Start real VPPs of ``vpp_release`` (each in its own network namespace); all stopped
+    at teardown."""
     from contextlib import ExitStack
 
-    from tests.real import DEFAULT_PHYS, VPP_REAL, vpp_real
+    from tests.real import DEFAULT_PHYS, vpp_real
 
-    _skip_unless(VPP_REAL)
+    _skip_unless(vpp_release.script)
     with ExitStack() as stack:
-        yield lambda phys=DEFAULT_PHYS: stack.enter_context(vpp_real(phys))
+        yield lambda phys=DEFAULT_PHYS: stack.enter_context(vpp_real(phys, vpp_release))
 
 
 @pytest.fixture

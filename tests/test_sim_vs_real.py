@@ -19,15 +19,34 @@ from vppcfg.vpp import VppConnection
 ONE_TAG, TWO_TAGS, DOT1AD, EXACT = 2, 4, 8, 16
 
 
-@pytest.fixture(params=["sim", pytest.param("real", marks=pytest.mark.real)])
+def _targets() -> list[Any]:
+    from tests.real import selected_releases
+
+    return ["sim", *(pytest.param(r, marks=pytest.mark.real, id=f"vpp{r.name}")
+                     for r in selected_releases())]
+
+
+@pytest.fixture(params=_targets())
 def vpp(request: Any, vpp_sim_factory: Any) -> Any:
     if request.param == "sim":
         handle = vpp_sim_factory()
     else:
-        handle = request.getfixturevalue("vpp_real_instance")
+        from tests.real import unavailable, vpp_real
+
+        reason = unavailable(request.param.script)
+        if reason:
+            pytest.skip(reason)
+        handle = stack_enter(request, vpp_real(release=request.param))
     # every message: these tests send some vppcfg itself never does
     with VppConnection.open(handle.socket, handle.api_dir, requests=None) as conn:
         yield conn
+
+
+def stack_enter(request: Any, manager: Any) -> Any:
+    """Enter a context manager until the test's teardown."""
+    value = manager.__enter__()
+    request.addfinalizer(lambda: manager.__exit__(None, None, None))
+    return value
 
 
 def retval(conn: Any, message: str, **args: Any) -> int:
