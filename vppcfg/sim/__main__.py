@@ -3,6 +3,8 @@
     vppcfg-sim --socket /tmp/vpp-api.sock [--inventory phys.yaml] [--phy NAME[,mac=..][,mtu=..]]
                [--fail-after N] [--api-dir DIR] [--ready-file PATH] [--keepalive SECONDS]
                [--no-kernel-vlan] [--lcp-auto-subint]
+               [--stats-socket PATH | --no-stats] [--wire-socket PATH] [--wire-ports IF0,IF1]
+               [--capacity-pps N]
 """
 
 from __future__ import annotations
@@ -72,8 +74,47 @@ def build_parser() -> argparse.ArgumentParser:
         help="linux-cp pairs new sub-interfaces of paired interfaces by itself "
         "(VPP's lcp-auto-subint; vppcfg wants it off, the default)",
     )
+    add_stats_options(parser)
     parser.add_argument("-v", "--verbose", action="store_true", help="log every request")
     return parser
+
+
+def add_stats_options(parser: argparse.ArgumentParser) -> None:
+    """The stats segment and the virtual wire (vppcfg.sim.stats_service)."""
+    parser.add_argument(
+        "--stats-socket", metavar="PATH",
+        help="VPP stats socket to serve (default: stats.sock beside an api.sock, "
+        "else the API socket's name with -stats.sock)")
+    parser.add_argument("--no-stats", action="store_true",
+                        help="serve no stats segment and no wire")
+    parser.add_argument(
+        "--wire-socket", metavar="PATH",
+        help="virtual wire for trex-emu --vpp-sim (default: like --stats-socket, -wire.sock)")
+    parser.add_argument(
+        "--wire-ports", metavar="IF0,IF1",
+        help="the interfaces T-Rex ports 0, 1 face (default: the first two PHYs)")
+    parser.add_argument(
+        "--capacity-pps", type=float, metavar="N",
+        help="packets per second each interface's input can take from the wire "
+        "(default: no limit)")
+
+
+def start_stats(args: argparse.Namespace, dataplane: Any, lock: Any) -> Any:
+    """The stats service, started, or None with --no-stats."""
+    if args.no_stats:
+        return None
+    from vppcfg.sim.stats_service import StatsService, default_path
+
+    if args.capacity_pps is not None and args.capacity_pps <= 0:
+        raise ValueError("--capacity-pps must be positive")
+    ports = [p.strip() for p in args.wire_ports.split(",")] if args.wire_ports else None
+    if ports is not None and (len(ports) < 2 or len(ports) % 2 or not all(ports)):
+        raise ValueError("--wire-ports wants an even number of interface names (IF0,IF1)")
+    service = StatsService(
+        dataplane.state, lock, args.stats_socket or default_path(args.socket, "stats"),
+        args.wire_socket or default_path(args.socket, "wire"),
+        capacity_pps=args.capacity_pps, wire_ports=ports)
+    return service.start()
 
 
 def inventory_from_args(args: argparse.Namespace) -> list[Phy]:
@@ -107,12 +148,16 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     from vppcfg.sim.server import SimServer
 
+    server = None
     try:
         dataplane = make_dataplane(phys, args.fail_after, args.kernel_vlan,
                                    args.lcp_auto_subint)
         server = SimServer(dataplane, args.socket, api_dir=args.api_dir, keepalive=args.keepalive)
         server.start()
+        stats = start_stats(args, dataplane, server.lock)
     except (OSError, ValueError) as err:
+        if server is not None:
+            server.stop()
         print(f"{PROG}: {err}", file=sys.stderr)
         return 2
     stop = threading.Event()
@@ -122,9 +167,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.ready_file:
             Path(args.ready_file).write_text(f"{args.socket}\n", encoding="utf-8")
         print(f"{PROG}: listening on {args.socket}", flush=True)
+        if stats is not None:
+            print(f"{PROG}: stats on {stats.stats_socket.path}, wire on {stats.wire_path} "
+                  f"(T-Rex ports: {', '.join(stats.wire_ports)})", flush=True)
         while not stop.wait(0.5):
             pass
     finally:
+        if stats is not None:
+            stats.stop()
         server.stop()
         if args.ready_file:
             Path(args.ready_file).unlink(missing_ok=True)

@@ -1,0 +1,249 @@
+"""The simulator's stats side: a stats segment kept in step with the simulated VPP,
+and the virtual wire the T-Rex emulator's traffic comes in through.
+
+- The stats socket (`vppcfg-sim --stats-socket`) hands out the segment like
+  VPP's /run/vpp/stats.sock; vpp_papi's VPPStats reads it unchanged.
+- Interfaces created or deleted through the API show up in the segment within
+  0.1 s, and before any client connecting afterwards gets the segment.
+- The wire socket (`--wire-socket`) speaks JSON lines, one request and one
+  answer per line (see docs/simulator.md, "Virtual wire"):
+  `{"op": "hello", "ports": 2}` -> the interfaces T-Rex ports 0, 1, ... face;
+  `{"op": "offer", "port": P, "t": T, "counts": [...], "streams": [...]}` -> the
+  forwarded fraction and the load; `{"op": "count", "t": T, "ports": {P: [...]}}`
+  moves the counters. counts = [sent packets, sent bytes, received packets,
+  received bytes] since the emulator started; streams = [{"pps", "frame_len",
+  "packet" (base64, the first bytes suffice)}].
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+import json
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from vppcfg.sim.state import SimState
+from vppcfg.sim.stats_model import InterfaceInfo, StatsModel
+from vppcfg.sim.stats_segment import StatsSegment, StatsSocket
+from vppcfg.sim.stats_traffic import StreamOffer, TrafficModel, parse_ttl
+
+log = logging.getLogger("vppcfg.sim.stats")
+SYNC_PERIOD = 0.1  # seconds between checks for interface changes
+MAX_LINE = 1 << 20
+
+
+class WireError(Exception):
+    """A wire request we cannot serve; its text goes back to the emulator."""
+
+
+def default_path(api_socket: str, kind: str) -> str:
+    """`kind`.sock beside api.sock, else the API socket's name with -`kind`.sock."""
+    path = Path(api_socket)
+    if path.name == "api.sock":
+        return str(path.with_name(f"{kind}.sock"))
+    stem = path.name[:-5] if path.name.endswith(".sock") else path.name
+    return str(path.with_name(f"{stem}-{kind}.sock"))
+
+
+def interfaces_of(state: SimState) -> list[InterfaceInfo]:
+    return [InterfaceInfo(i.sw_if_index, i.name, i.hw_if_index, i.is_sub,
+                          state.hw_owner(i).dev_type) for i in state.interfaces.values()]
+
+
+class StatsService:
+    """Owns the counters, the segment, the stats socket and the wire socket."""
+
+    def __init__(self, state: SimState, state_lock: threading.Lock, stats_socket: str,
+                 wire_socket: str | None = None, *, capacity_pps: float | None = None,
+                 wire_ports: list[str] | None = None) -> None:
+        self.state = state
+        self.state_lock = state_lock  # the API server's: the state is read under it
+        self.lock = threading.Lock()  # counters and segment; taken after state_lock
+        self.model = StatsModel()
+        self.traffic = TrafficModel(self.model, capacity_pps)
+        self.segment = StatsSegment()
+        self.stats_socket = StatsSocket(self.segment, stats_socket, self.refresh)
+        self.wire_path = wire_socket
+        self.wire_ports = wire_ports or self._first_phys()
+        self._wire: socket.socket | None = None
+        self._dirty = True
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._last_t: float | None = None
+        state.on_change.append(self._changed)
+
+    def _first_phys(self) -> list[str]:
+        """By default T-Rex port 0 faces the first PHY, port 1 the second, ..."""
+        return [i.name for i in sorted(self.state.interfaces.values(), key=lambda i: i.sw_if_index)
+                if i.sw_if_index and not i.is_sub][:2]
+
+    def _changed(self, state: SimState, message: str, args: dict[str, Any]) -> None:
+        self._dirty = True  # called under the API lock: the rebuild happens elsewhere
+
+    # -- lifecycle ----------------------------------------------------------------------
+    def start(self) -> StatsService:
+        self.refresh()
+        self.stats_socket.start()
+        if self.wire_path:
+            self._wire = _listen(self.wire_path)
+            self._spawn(self._accept_wire, "vppcfg-sim-wire")
+        self._spawn(self._ticker, "vppcfg-sim-stats-sync")
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.stats_socket.stop()
+        if self._wire is not None:
+            with contextlib.suppress(OSError):
+                self._wire.shutdown(socket.SHUT_RDWR)
+            self._wire.close()
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.wire_path or "")
+        for thread in self._threads:
+            thread.join(2.0)
+        self.segment.close()
+
+    def _spawn(self, target: Callable[..., None], name: str, *args: Any) -> None:
+        thread = threading.Thread(target=target, args=args, name=name, daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def _ticker(self) -> None:
+        ticks, beat_every = 0, round(1 / SYNC_PERIOD)
+        hold_until = 0.0
+        while not self._stop.wait(SYNC_PERIOD):
+            ticks += 1
+            if ticks % beat_every == 0:  # VPP's heartbeat: once a second
+                with self.lock:
+                    self.model.heartbeat += 1
+                    self.segment.set_scalar("/sys/heartbeat", self.model.heartbeat)
+            if self._dirty and time.monotonic() >= hold_until:
+                started = time.monotonic()
+                self.refresh()
+                # a big directory takes a while to lay out: at most half our time on it
+                hold_until = time.monotonic() + (time.monotonic() - started)
+
+    # -- segment ------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Bring the interfaces in step with the simulator's, and publish."""
+        if not self._dirty:
+            return
+        with self.state_lock:
+            self._dirty = False
+            infos = interfaces_of(self.state)
+        with self.lock:
+            self.model.sync(infos)
+            self.segment.publish(self.model.entries())
+
+    # -- the wire -----------------------------------------------------------------------
+    def _accept_wire(self) -> None:
+        assert self._wire is not None
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._wire.accept()
+            except OSError:
+                return
+            self._spawn(self._serve_wire, "vppcfg-sim-wire-client", conn)
+
+    def _serve_wire(self, conn: socket.socket) -> None:
+        with conn, conn.makefile("rwb") as stream:
+            for line in stream:
+                if len(line) > MAX_LINE:
+                    break
+                stream.write(json.dumps(self.answer(line)).encode() + b"\n")
+                stream.flush()
+
+    def answer(self, line: bytes) -> dict[str, Any]:
+        """One wire request -> its answer (errors answered, not raised)."""
+        try:
+            request = json.loads(line)
+            if not isinstance(request, dict):
+                raise WireError("a request is a JSON object")
+            op = request.get("op")
+            handler = {"hello": self._hello, "offer": self._offer, "count": self._count}.get(op)
+            if handler is None:
+                raise WireError(f"unknown op {op!r} (hello, offer, count)")
+            return {"ok": True, **handler(request)}
+        except (WireError, ValueError, TypeError, KeyError, binascii.Error) as err:
+            return {"ok": False, "error": f"{type(err).__name__}: {err}"
+                    if not isinstance(err, WireError) else str(err)}
+
+    def _port(self, port: Any) -> tuple[int, int]:
+        """T-Rex port -> (its interface, the interface of the port it pairs with)."""
+        if not isinstance(port, int) or not 0 <= port < len(self.wire_ports):
+            raise WireError(f"port {port!r}: the simulator's wire has ports "
+                            f"0..{len(self.wire_ports) - 1} ({', '.join(self.wire_ports)})")
+        names = (self.wire_ports[port], self.wire_ports[(port ^ 1) % len(self.wire_ports)])
+        indexes = [self.state.names.get(name) for name in names]
+        for name, index in zip(names, indexes, strict=True):
+            if index is None:
+                raise WireError(f"port {port}: no interface {name!r} in the simulator")
+        return indexes[0], indexes[1]
+
+    def _hello(self, request: dict[str, Any]) -> dict[str, Any]:
+        return {"interfaces": self.wire_ports, "capacity_pps": self.traffic.capacity}
+
+    def _offer(self, request: dict[str, Any]) -> dict[str, Any]:
+        streams = [StreamOffer(float(s["pps"]), int(s["frame_len"]),
+                               parse_ttl(base64.b64decode(s.get("packet", ""))))
+                   for s in request["streams"]]
+        self.refresh()
+        with self.state_lock, self.lock:
+            port = request["port"]
+            rx, peer = self._port(port)
+            self._apply(float(request["t"]), {port: request["counts"]})
+            fwd, load = self.traffic.offer(self.state, port, rx, peer, streams)
+            self.segment.publish(self.model.entries())
+        return {"fwd": fwd, "load": load}
+
+    def _count(self, request: dict[str, Any]) -> dict[str, Any]:
+        ports = {int(p): counts for p, counts in dict(request["ports"]).items()}
+        with self.lock:
+            self._apply(float(request["t"]), ports)
+            self.segment.publish(self.model.entries())
+        return {}
+
+    def _apply(self, t: float, ports: dict[int, Any]) -> None:
+        accepted = 0
+        for port, counts in ports.items():
+            values = tuple(int(c) for c in counts)
+            if len(values) != 4:
+                raise WireError("counts are [sent, sent bytes, received, received bytes]")
+            accepted += self.traffic.count(port, t, values)  # type: ignore[arg-type]
+        if self._last_t is not None and t > self._last_t:
+            self.model.gauges["input_rate"] = round(accepted / (t - self._last_t))
+        self._last_t = t
+        self.model.last_update = int(t)
+
+
+def _listen(path: str) -> socket.socket:
+    with contextlib.suppress(FileNotFoundError):
+        if not os.path.exists(path) or _is_dead_socket(path):
+            os.unlink(path)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(8)
+    return listener
+
+
+def _is_dead_socket(path: str) -> bool:
+    import stat
+
+    if not stat.S_ISSOCK(os.lstat(path).st_mode):
+        raise OSError(f"{path}: exists and is not a socket")
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.connect(path)
+    except OSError:
+        return True
+    finally:
+        probe.close()
+    raise OSError(f"{path}: another wire server is listening there")

@@ -1,0 +1,289 @@
+"""The simulator's traffic model: what packets arriving on an interface do to the counters.
+
+The T-Rex emulator (loadtest/emu, `--vpp-sim`) tells us, per T-Rex port, what
+it offers (rates, frame sizes, the first bytes of each stream's packet) and,
+as it goes, how many packets it has sent into the port's interface and how
+many it has received back from the peer port's. Nothing here moves packets:
+counters follow from the rates and the simulator's configuration.
+
+- The path: an interface that is down, or whose hardware link is down, is not
+  read at all (nothing counted). L2 cross-connect: ethernet-input, l2-input,
+  l2-output, then the peer's <hw>-output / <hw>-tx. A bridge with the peer in it:
+  l2-learn and l2-fwd too (without the peer: l2-flood, and nothing reaches
+  T-Rex). An interface with an IPv4 address (or unnumbered): ip4-input,
+  ip4-lookup, ip4-rewrite, out of the peer when it has an IPv4 address in the
+  same VRF (routes towards T-Rex's networks are assumed), else dropped as
+  ip4-input `dst_lookup_miss`; a TTL of 0 or 1 is dropped as ip4-input
+  `time_expired` (and ip4-icmp-error counts `ttl_expire_sent`). Otherwise
+  ip4-not-enabled drops them, counted only in the interface's drops.
+- The capacity: each ingress interface is served up to `capacity_pps`. Above
+  it the input node runs full (256 vectors per call) and the excess is lost
+  before VPP counts it: as rx-miss on a DPDK-like PHY, uncounted on af_packet
+  (a real af_packet VPP does not read the kernel's ring drops either).
+  Below it the vectors per call follow rho/(1-rho), rho = offered/capacity, at
+  least 1: a polling loop that finds more packets per poll as its CPU fills up.
+- Drops are charged to the ingress interface's `drops`, as VPP's error-drop does.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from vppcfg.sim.state import SimInterface, SimState
+from vppcfg.sim.stats_model import StatsModel
+
+FULL_FRAME = 256  # VLIB_FRAME_SIZE: the most vectors one call handles
+CALL_CLOCKS = 300  # fixed clocks of one node call, whatever its vector
+NODE_CLOCKS = {  # clocks per packet in each node (a plausible small-CPU profile)
+    "af-packet-input": 90, "dpdk-input": 60, "ethernet-input": 30, "l2-input": 20,
+    "l2-learn": 25, "l2-fwd": 25, "l2-flood": 60, "l2-output": 20, "ip4-input": 30,
+    "ip4-lookup": 25, "ip4-rewrite": 30, "ip4-icmp-error": 150, "ip4-not-enabled": 10,
+    "error-drop": 10, "drop": 5,
+}
+OUTPUT_CLOCKS, TX_CLOCKS = 15, 100
+
+
+@dataclass(frozen=True)
+class StreamOffer:
+    """One stream of an offer: its rate, its frame size and its IPv4 TTL (None: not IPv4)."""
+
+    pps: float
+    frame_len: int
+    ttl: int | None = None
+
+
+@dataclass(frozen=True)
+class Path:
+    """Where the packets of one stream go once VPP has read them."""
+
+    seen: bool  # VPP reads them at all
+    nodes: tuple[str, ...] = ()  # after the input node, in order
+    egress: int | None = None  # the interface that sends them (None: dropped)
+    error: tuple[str, str] | None = None  # the error counter a drop is charged to
+    also: tuple[tuple[str, str], ...] = ()  # counters that count them too
+    ip4: bool = False
+
+
+@dataclass
+class _Group:
+    path: Path
+    share: float  # of the accepted packets
+    done: int = 0  # accepted packets of this group counted so far in this offer
+
+
+@dataclass
+class PortFlow:
+    """One T-Rex port's traffic into its interface: the current offer and what is counted."""
+
+    sw_if_index: int
+    peer: int
+    input_node: str = "af-packet-input"
+    counts_miss: bool = False
+    miss: float = 0.0  # fraction lost before VPP (over capacity)
+    vectors_per_call: float = 1.0
+    groups: list[_Group] = field(default_factory=list)
+    sent0: int = 0  # packets sent when this offer began
+    miss_done: int = 0
+    last: tuple[int, int, int, int] = (0, 0, 0, 0)  # sent, bytes, received, bytes
+    t: float = 0.0
+
+
+def vectors_per_call(load: float) -> float:
+    """Vectors per input node call at `load` = offered / capacity."""
+    if load >= 1.0 - 1.0 / FULL_FRAME:
+        return float(FULL_FRAME)
+    return min(float(FULL_FRAME), max(1.0, load / (1.0 - load)))
+
+
+def parse_ttl(packet: bytes) -> int | None:
+    """The IPv4 TTL of an Ethernet frame (after up to two VLAN tags); None if not IPv4."""
+    at = 12
+    while len(packet) >= at + 2 and packet[at:at + 2] in (b"\x81\x00", b"\x88\xa8"):
+        at += 4
+    if packet[at:at + 2] != b"\x08\x00" or len(packet) < at + 2 + 20:
+        return None
+    return packet[at + 2 + 8]
+
+
+def _has_ip4(state: SimState, itf: SimInterface) -> bool:
+    lender = state.get(itf.unnumbered_to) if itf.unnumbered_to is not None else None
+    return any(":" not in a for a in (lender or itf).addresses)
+
+
+def _out_nodes(model: StatsModel, itf: SimInterface, state: SimState) -> tuple[str, str]:
+    return model.output_nodes(state.hw_owner(itf).hw_if_index)
+
+
+def _up(state: SimState, itf: SimInterface | None) -> bool:
+    return itf is not None and itf.admin_up and state.is_link_up(itf)
+
+
+def _send(model: StatsModel, state: SimState, head: tuple[str, ...], peer: SimInterface,
+          ip4: bool = False) -> Path:
+    output, tx = _out_nodes(model, peer, state)
+    if not peer.admin_up:
+        return Path(True, (*head, output, "error-drop", "drop"), None,
+                    (output, "interface is down"), ip4=ip4)
+    return Path(True, (*head, output, tx), peer.sw_if_index, ip4=ip4)
+
+
+def _l2_path(model: StatsModel, state: SimState, mode: tuple[str, int],
+             peer: SimInterface | None) -> Path:
+    kind, target = mode
+    if kind == "xconnect":
+        out = state.get(target)
+        if out is None:
+            return Path(True, ("ethernet-input", "l2-input", "l2-output", "error-drop", "drop"),
+                        None, ("l2-output", "L2 Output interface not valid"))
+        return _send(model, state, ("ethernet-input", "l2-input", "l2-output"), out)
+    in_bridge = peer is not None and state.l2_mode.get(peer.sw_if_index) == mode
+    if not in_bridge:
+        return Path(True, ("ethernet-input", "l2-input", "l2-learn", "l2-fwd", "l2-flood"),
+                    None, None, (("l2-flood", "L2 flood packets"),))
+    assert peer is not None
+    return _send(model, state, ("ethernet-input", "l2-input", "l2-learn", "l2-fwd",
+                                "l2-output"), peer)
+
+
+def _ip4_path(model: StatsModel, state: SimState, itf: SimInterface,
+              peer: SimInterface | None, ttl: int | None) -> Path:
+    if ttl is not None and ttl <= 1:
+        return Path(True, ("ethernet-input", "ip4-input", "ip4-icmp-error"), None,
+                    ("ip4-input", "time_expired"), (("ip4-icmp-error", "ttl_expire_sent"),),
+                    ip4=True)
+    routed = peer is not None and _has_ip4(state, peer) and peer.table_id[0] == itf.table_id[0]
+    if not routed:
+        return Path(True, ("ethernet-input", "ip4-input", "ip4-lookup", "error-drop", "drop"),
+                    None, ("ip4-input", "dst_lookup_miss"), ip4=True)
+    assert peer is not None
+    return _send(model, state, ("ethernet-input", "ip4-input", "ip4-lookup", "ip4-rewrite"),
+                 peer, ip4=True)
+
+
+def trace(model: StatsModel, state: SimState, rx: int, peer_index: int,
+          ttl: int | None) -> Path:
+    """The path of a packet arriving on interface `rx`, with T-Rex's other port behind
+    interface `peer_index`."""
+    itf, peer = state.get(rx), state.get(peer_index)
+    if itf is None or not _up(state, itf):
+        return Path(False)
+    mode = state.l2_mode.get(rx)
+    if mode is not None:
+        return _l2_path(model, state, mode, peer)
+    if _has_ip4(state, itf) and ttl is not None:
+        return _ip4_path(model, state, itf, peer, ttl)
+    return Path(True, ("ethernet-input", "ip4-not-enabled", "error-drop", "drop"))
+
+
+class TrafficModel:
+    """Moves the StatsModel's counters as a T-Rex port's packets come and go."""
+
+    def __init__(self, model: StatsModel, capacity_pps: float | None = None) -> None:
+        self.model = model
+        self.capacity = capacity_pps
+        self.flows: dict[int, PortFlow] = {}
+        self._calls: dict[str, float] = {}  # fractional calls per node
+
+    def offer(self, state: SimState, port: int, rx: int, peer: int,
+              streams: list[StreamOffer]) -> tuple[float, float]:
+        """A port starts offering `streams` (after `count` brought it up to date).
+        Returns (forwarded fraction, load = offered / capacity)."""
+        flow = self.flows.setdefault(port, PortFlow(rx, peer))
+        flow.sw_if_index, flow.peer = rx, peer
+        itf = state.get(rx)
+        dev_type = state.hw_owner(itf).dev_type if itf is not None else ""
+        flow.input_node = "af-packet-input" if dev_type == "af-packet" else "dpdk-input"
+        flow.counts_miss = dev_type != "af-packet"
+        offered = sum(s.pps for s in streams)
+        load = offered / self.capacity if self.capacity else 0.0
+        flow.miss = max(0.0, 1.0 - self.capacity / offered) if self.capacity and offered else 0.0
+        flow.vectors_per_call = vectors_per_call(load) if self.capacity else 1.0
+        flow.groups = [_Group(trace(self.model, state, rx, peer, s.ttl),
+                              s.pps / offered if offered else 0.0) for s in streams]
+        flow.sent0, flow.miss_done = flow.last[0], 0
+        if not any(g.path.seen for g in flow.groups):
+            return 0.0, load
+        forwarded = sum(g.share for g in flow.groups if g.path.egress == peer)
+        return (1.0 - flow.miss) * forwarded, load
+
+    def count(self, port: int, t: float, counts: tuple[int, int, int, int]) -> int:
+        """The port has sent counts[0] packets (counts[1] bytes) into its interface and
+        received counts[2] (counts[3] bytes) from its peer's, since the emulator started.
+        Returns the packets VPP read in this step."""
+        flow = self.flows.get(port)
+        if flow is None:
+            return 0
+        deltas = [now - before for now, before in zip(counts, flow.last, strict=True)]
+        if min(deltas) < 0:  # the emulator started over: take its counts as the new zero
+            flow.last, flow.sent0, flow.miss_done = tuple(counts), counts[0], 0
+            return 0
+        flow.last, flow.t = tuple(counts), t
+        sent, sent_bytes, received, received_bytes = deltas
+        if (not sent and not received) or not flow.groups or not flow.groups[0].path.seen:
+            return 0
+        miss_total = math.floor((counts[0] - flow.sent0) * flow.miss + 1e-9)
+        missed, flow.miss_done = miss_total - flow.miss_done, miss_total
+        accepted = sent - missed
+        accepted_bytes = sent_bytes * accepted // sent if sent else 0
+        self._ingress(flow, accepted, accepted_bytes, missed)
+        self._groups(flow, counts[0] - flow.sent0 - miss_total, accepted)
+        self._egress(flow, received, received_bytes)
+        self.model.gauges["vector_rate"] = round(flow.vectors_per_call) if accepted else 0
+        return accepted
+
+    def _ingress(self, flow: PortFlow, packets: int, octets: int, missed: int) -> None:
+        counters = self.model.interface(flow.sw_if_index)
+        for name in ("rx", "rx-unicast"):
+            counters.combined[name][0] += packets
+            counters.combined[name][1] += octets
+        if flow.groups[0].path.ip4:
+            counters.simple["ip4"] += packets
+        if flow.counts_miss:
+            counters.simple["rx-miss"] += missed
+        self._node(flow.input_node, packets, flow.vectors_per_call)
+
+    def _groups(self, flow: PortFlow, accepted_total: int, accepted: int) -> None:
+        """Share this step's accepted packets among the streams' paths (cumulative shares,
+        so rounding never drifts) and count what each path does with them."""
+        left = accepted
+        for i, group in enumerate(flow.groups):
+            last = i == len(flow.groups) - 1
+            total = group.done + left if last else math.floor(accepted_total * group.share + 1e-9)
+            packets = max(0, min(left, total - group.done))
+            group.done += packets
+            left -= packets
+            self._walk(flow, group.path, packets)
+
+    def _walk(self, flow: PortFlow, path: Path, packets: int) -> None:
+        if not packets:
+            return
+        for node in path.nodes:
+            self._node(node, packets, flow.vectors_per_call)
+        if path.egress is None:
+            self.model.interface(flow.sw_if_index).simple["drops"] += packets
+        for key in ((path.error,) if path.error else ()) + path.also:
+            self.model.errors[key] = self.model.errors.get(key, 0) + packets
+
+    def _egress(self, flow: PortFlow, received: int, received_bytes: int) -> None:
+        """What T-Rex received back left through the peer's interface."""
+        slot = self.model.slots.get(flow.peer)
+        if received and slot is not None and slot.live:
+            for name in ("tx", "tx-unicast"):
+                slot.counters.combined[name][0] += received
+                slot.counters.combined[name][1] += received_bytes
+
+    def _node(self, node: str, packets: int, per_call: float) -> None:
+        counters = self.model.nodes.get(node)
+        if counters is None or not packets:
+            return
+        calls = self._calls.get(node, 0.0) + packets / per_call
+        self._calls[node] = calls
+        before = counters.calls
+        counters.calls = max(1, int(calls))
+        counters.vectors += packets
+        per_packet = NODE_CLOCKS.get(node)
+        if per_packet is None:
+            per_packet = TX_CLOCKS if node.endswith("-tx") else OUTPUT_CLOCKS
+        counters.clocks += packets * per_packet + (counters.calls - before) * CALL_CLOCKS
+
