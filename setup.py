@@ -13,7 +13,9 @@ setup(
     long_description=Path("README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
     license="Apache-2.0",
-    python_requires=">=3.11",
+    # Tested on 3.11, 3.12 and 3.13 (the T-Rex client through loadtest.trex_compat);
+    # pip refuses other versions with this range in its message.
+    python_requires=">=3.11,<3.14",
     packages=[
         *find_packages(include=["vppcfg", "vppcfg.*", "loadtest", "loadtest.*"]),
         "vppcfg.schema",
@@ -33,7 +35,8 @@ setup(
         "MLRsearch~=1.2.1",
     ],
     extras_require={
-        # The T-Rex stateless client; needs Python < 3.12 (it imports `imp`).
+        # The T-Rex stateless client; on Python 3.12+ loadtest.trex_compat supplies
+        # what it imports from the standard library of old.
         "trex": ["lbr-trex-client==3.4.0"],
         # The Ansible collection in ansible/ and its tests (2.19: Python 3.11-3.13).
         "ansible": ["ansible-core~=2.19.14"],
