@@ -2,6 +2,8 @@
 
     pre = dump; ops = plan(desired, pre); execute ops; verify: plan(desired, dump) == []
 
+Before the first change, the preflight (vppcfg.vpp.preflight) checks that
+VPP offers every message the plan needs; if not, nothing is sent at all.
 Any failed call or failed verification rolls back to `pre` the same way:
 plan(pre, current) and execute it (best effort, reported). Rollback needs no
 undo log because the planner can reach any model from any state.
@@ -12,11 +14,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vppcfg.gcpause import gc_paused
 from vppcfg.model import Dataplane
 from vppcfg.ops import Operation, VppContext
+
+if TYPE_CHECKING:
+    from vppcfg.vpp.preflight import Finding, Locate
 
 ROLLBACK_ROUNDS = 2  # a second round fixes what failed for lack of an earlier op
 
@@ -52,6 +57,8 @@ class Outcome:
     after_failure: list[str] = field(default_factory=list)
     # pipelined: calls that got no reply because VPP went away (any may have been made)
     unanswered: int = 0
+    # what VPP lacks for the plan: the apply was refused before any change
+    preflight: list[Finding] = field(default_factory=list)
 
 
 def describe(op: Operation) -> str:
@@ -82,18 +89,20 @@ Graph = list[tuple[int, ...]]  # per operation, the earlier ones it must follow
 
 
 def apply_config(conn: Any, desired: Dataplane, engine: Engine | None = None,
-                 pipeline: bool = True) -> Outcome:
+                 pipeline: bool = True, locate: Locate | None = None) -> Outcome:
     """Apply `desired` through `conn` (a VppConnection); roll back on failure.
 
     With `pipeline` (and a connection and engine that support it) the calls
     go out in waves without waiting for each reply: same plan, same replies
-    checked, same rollback; see `run_pipelined`.
+    checked, same rollback; see `run_pipelined`. `locate` names the config
+    lines behind an operation, for the preflight's refusal.
     """
     with gc_paused():  # many small objects per call, no cycles
-        return _apply(conn, desired, engine or Engine(), pipeline)
+        return _apply(conn, desired, engine or Engine(), pipeline, locate)
 
 
-def _apply(conn: Any, desired: Dataplane, engine: Engine, pipeline: bool) -> Outcome:
+def _apply(conn: Any, desired: Dataplane, engine: Engine, pipeline: bool,
+           locate: Locate | None = None) -> Outcome:
     pipelined = pipeline and engine.graph is not None and hasattr(conn, "pipelined_context")
     t0 = time.perf_counter()
     pre = conn.dump()
@@ -108,6 +117,10 @@ def _apply(conn: Any, desired: Dataplane, engine: Engine, pipeline: bool) -> Out
     outcome.timings.update(dump=t1 - t0, plan=t2 - t1)
     if not ops:  # already verified: the plan against the fresh dump is empty
         outcome.ok = True
+        return outcome
+    outcome.preflight = preflight(conn, ops, locate)
+    if outcome.preflight:
+        outcome.error = "refused before any change: this VPP cannot carry out the plan"
         return outcome
     ctx = conn.pipelined_context(after_dump=True) if pipelined else _context(conn)
     try:
@@ -147,6 +160,16 @@ def _verify(conn: Any, desired: Dataplane, engine: Engine, outcome: Outcome) -> 
         return (f"verification failed: VPP still differs from the config in "
                 f"{len(outcome.unverified)} place(s) after the apply")
     return ""
+
+
+def preflight(conn: Any, ops: Sequence[Operation], locate: Locate | None = None
+              ) -> list[Finding]:
+    """What VPP lacks for `ops` (nothing to check on a connection that cannot
+    say what it offers, such as a test's)."""
+    from vppcfg.vpp.preflight import check
+
+    offer = getattr(conn, "offer", None)
+    return check(ops, offer(), locate) if offer is not None else []
 
 
 def run_ops(
@@ -289,6 +312,12 @@ def format_outcome(outcome: Outcome) -> str:
                      else "nothing to do; VPP already matches the config")
         return "\n".join(lines)
     lines.append(f"apply FAILED: {outcome.error}")
+    if outcome.preflight:
+        from vppcfg.vpp.preflight import format_findings
+
+        lines += [f"  {line}" for line in format_findings(outcome.preflight)]
+        lines.append(f"nothing was changed ({len(outcome.planned)} change(s) planned)")
+        return "\n".join(lines)
     if outcome.planned:
         lines.append(f"  {len(outcome.executed)} of {len(outcome.planned)} change(s) were made")
     if outcome.failed is not None:

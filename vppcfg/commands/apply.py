@@ -17,7 +17,12 @@ from typing import Any
 
 from vppcfg.apply.paths import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
 from vppcfg.commands.common import add_vpp_options
-from vppcfg.commands.plan import add_detailed_exitcode, detailed_exit
+from vppcfg.commands.plan import (
+    NEEDS_ATTENTION,
+    add_detailed_exitcode,
+    detailed_exit,
+    preflight_warnings,
+)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -125,19 +130,23 @@ def _dry_run(conn: Any, desired: Any, args: argparse.Namespace) -> int:
     from vppcfg.planner import plan
 
     ops = plan(desired, conn.dump())
+    findings = preflight_warnings(ops, conn.offer(), args.config, desired, "vppcfg apply")
     text = render_cli(ops, conn.acl_indexes())
     if text and not text.endswith("\n"):
         text += "\n"
     sys.stdout.write(text)
     print(f"# dry run: {len(ops)} change(s) would be made; nothing was changed", file=sys.stderr)
+    if findings:
+        return NEEDS_ATTENTION
     return detailed_exit(args, EXIT_OK, len(ops))
 
 
 def _apply(conn: Any, desired: Any, args: argparse.Namespace) -> int:
     from vppcfg.apply import apply_config, format_outcome
+    from vppcfg.vpp.preflight import locator
 
     started = time.perf_counter()
-    outcome = apply_config(conn, desired)
+    outcome = apply_config(conn, desired, locate=locator(args.config, desired.interfaces))
     report = format_outcome(outcome)
     if not outcome.ok:
         print(report, file=sys.stderr)

@@ -41,11 +41,21 @@ def run(args: argparse.Namespace) -> int:
     try:
         with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
             live = conn.dump()
+            _say_unread(conn)
     except VppError as err:
         print(f"vppcfg dump: {err}", file=sys.stderr)
         return 2
     text = render(live, args.format)
     return write_output(text, args.output, "vppcfg dump")
+
+
+def _say_unread(conn: Any) -> None:
+    """Name on stderr what the dump could not read from this VPP, and why:
+    such a section is left out of the output, not reported as empty."""
+    from vppcfg.vpp.preflight import unread
+
+    for obj, finding in unread(conn.offer()):
+        print(f"vppcfg dump: not read: {obj}: {finding.headline()}", file=sys.stderr)
 
 
 def render(live: Dataplane, fmt: str = "yaml") -> str:
@@ -60,7 +70,7 @@ def render(live: Dataplane, fmt: str = "yaml") -> str:
     text = config.to_yaml(owned, annotate_foreign=True)
     if foreign is None:
         return text
-    block = config.to_yaml(foreign)
+    block = config.to_yaml(foreign, allow_section=False)  # the allow list is said once, above
     comment = "".join(f"# {line}\n" for line in FOREIGN_HEADER.splitlines())
     comment += "".join(f"#   {line}\n" if line else "#\n" for line in block.splitlines())
     return text + "\n" + comment

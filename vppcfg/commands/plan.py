@@ -5,6 +5,12 @@ The config is validated first; the live state comes from VPP, or with
 
 With ``--detailed-exitcode`` the exit code tells drift apart, as terraform
 plan does: 0 nothing to change, 2 changes pending, 1 any error.
+
+When the connected VPP lacks what the plan needs (a plugin, or definitions
+that are not the running VPP's: the preflight, vppcfg.vpp.preflight), the
+plan is still printed, the findings go to stderr as warnings (and into each
+affected operation's "preflight" with --format json), and the exit code is 3
+(NEEDS_ATTENTION), with or without --detailed-exitcode: `apply` would refuse.
 """
 
 from __future__ import annotations
@@ -12,14 +18,22 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING, Any
 
 from vppcfg.commands.common import add_vpp_options, write_output
 from vppcfg.model import Dataplane, FrozenDict, Interface, InterfaceKind
+
+if TYPE_CHECKING:
+    from vppcfg.ops import Operation
+    from vppcfg.vpp.preflight import Finding, Offer
 
 # A PHY in a VPP that was just started: admin down, hw and packet MTU 9000.
 FRESH_PHY_MTU = 9000
 # --detailed-exitcode: 0 in sync, 2 changes pending, 1 any error.
 DETAILED_CHANGES, DETAILED_ERROR = 2, 1
+# The plan cannot be applied to this VPP as it runs (the preflight found a
+# missing plugin or mismatched definitions): whatever --detailed-exitcode says.
+NEEDS_ATTENTION = 3
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -80,20 +94,55 @@ def _load(path: str) -> tuple[Dataplane | None, int]:
         return None, 2
 
 
-def _live(args: argparse.Namespace) -> tuple[Dataplane | None, dict[str, int], int]:
+def _live(args: argparse.Namespace
+          ) -> tuple[Dataplane | None, dict[str, int], Offer | None, int]:
     from vppcfg.vpp import VppConnection, VppError
 
     try:
         with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
-            return conn.dump(), conn.acl_indexes(), 0
+            return conn.dump(), conn.acl_indexes(), conn.offer(), 0
     except VppError as err:
         print(f"vppcfg plan: {err}", file=sys.stderr)
-        return None, {}, 2
+        return None, {}, None, 2
 
 
 def run(args: argparse.Namespace) -> int:
     code, changes = _plan(args)
+    if code == NEEDS_ATTENTION:
+        return code
     return detailed_exit(args, code, changes)
+
+
+def preflight_warnings(ops: list[Operation], offer: Offer | None, config: str,
+                       desired: Dataplane, prog: str = "vppcfg plan") -> list[Finding]:
+    """The preflight's findings for `ops`, printed on stderr as warnings."""
+    from vppcfg.vpp.preflight import check, format_findings, locator
+
+    if offer is None or not ops:
+        return []
+    findings = check(ops, offer, locator(config, desired.interfaces))
+    for line in format_findings(findings):
+        print(f"{prog}: warning: {line}" if not line.startswith(" ") else line,
+              file=sys.stderr)
+    if findings:
+        print(f"{prog}: warning: `vppcfg apply` would refuse this plan before any change",
+              file=sys.stderr)
+    return findings
+
+
+def _json(ops: list[Operation], findings: list[Finding]) -> str:
+    """The operations as JSON; an operation the preflight found lacking
+    carries "preflight": the findings that name it."""
+    from vppcfg.vpp.preflight import names_op
+
+    out: list[dict[str, Any]] = []
+    for op in ops:
+        item = op.as_dict()
+        lacking = [f.as_dict() for f in findings if names_op(f, op)]
+        if lacking:
+            item["preflight"] = lacking
+        out.append(item)
+    return json.dumps(out, indent=2) + "\n"
 
 
 def _plan(args: argparse.Namespace) -> tuple[int, int]:
@@ -104,22 +153,22 @@ def _plan(args: argparse.Namespace) -> tuple[int, int]:
     desired, code = _load(args.config)
     if desired is None:
         return code, 0
+    offer = None
     if args.novpp:
         live, acl_indexes = fresh_dataplane(desired), {}
     else:
-        live, acl_indexes, code = _live(args)
+        live, acl_indexes, offer, code = _live(args)
         if live is None:
             return code, 0
     try:
         ops = plan(desired, live)
-        if args.format == "json":
-            text = json.dumps([op.as_dict() for op in ops], indent=2) + "\n"
-        else:
-            text = render_cli(ops, acl_indexes)
+        findings = preflight_warnings(ops, offer, args.config, desired)
+        text = _json(ops, findings) if args.format == "json" else render_cli(ops, acl_indexes)
     except (PlanError, RenderError) as err:
         print(f"vppcfg plan: {err}", file=sys.stderr)
         return 1, 0
     counts = summary(ops)
     print(f"vppcfg plan: {counts['create']} to create, {counts['update']} to change, "
           f"{counts['delete']} to delete", file=sys.stderr)
-    return write_output(text, args.output, "vppcfg plan"), len(ops)
+    code = write_output(text, args.output, "vppcfg plan")
+    return (NEEDS_ATTENTION if findings and not code else code), len(ops)

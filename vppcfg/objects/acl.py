@@ -24,6 +24,7 @@ from vppcfg.objects.base import (
     field_of,
     token,
 )
+from vppcfg.objects.needs import ACL, DELETE, Uses
 from vppcfg.ops import Operation, VppContext
 
 ACTIONS = {"deny": 0, "permit": 1, "permit+reflect": 2}
@@ -63,6 +64,9 @@ def acl_key(name: str) -> str:
 
 class Acl(Descriptor):
     obj = "acl"
+    uses = (Uses(("acl_add_replace",), ACL, ("create", "update")),
+            Uses(("acl_del",), ACL, DELETE), Uses(("acl_dump",), ACL))
+    reads = (Uses(("acl_dump",), ACL),)
     # An ACL bound to an interface vppcfg leaves alone is kept: unbinding it
     # would silently drop filtering on an interface the config does not manage.
     kept_while_used = True
@@ -120,6 +124,8 @@ class InterfaceAcls(Descriptor):
     """The ordered input/output ACL lists of one interface."""
 
     obj = "interface-acls"
+    uses = (Uses(("acl_interface_set_acl_list",), ACL), Uses(("acl_dump",), ACL))
+    reads = (Uses(("acl_interface_list_dump",), ACL),)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:

@@ -7,11 +7,14 @@ from collections.abc import Iterable
 
 from vppcfg.model import Dataplane
 from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, RenderContext, fd, ikey, token
+from vppcfg.objects.needs import Uses
 from vppcfg.ops import Operation, VppContext
 
 
 class Address(Descriptor):
     obj = "address"
+    uses = (Uses(("sw_interface_add_del_address",)),)
+    reads = (Uses(("ip_address_dump",)),)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:
@@ -38,6 +41,8 @@ class Address(Descriptor):
 
 class Unnumbered(Descriptor):
     obj = "unnumbered"
+    uses = (Uses(("sw_interface_set_unnumbered",)),)
+    reads = (Uses(("ip_unnumbered_dump",)),)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from vppcfg.model import Dataplane, Interface
+from vppcfg.objects.needs import Uses
 from vppcfg.ops import Operation, VppContext
 
 VPPCFG_TAG = "vppcfg"
@@ -117,6 +118,10 @@ class Descriptor:
     # False: execute() looks at a call's outcome itself (retries after a
     # refusal), so a pipelined apply makes its calls one at a time.
     pipelined = True
+    # The API messages its operations send and the dumps that read it back,
+    # with their plugins (vppcfg.objects.needs): the preflight checks them.
+    uses: tuple[Uses, ...] = ()
+    reads: tuple[Uses, ...] = ()
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         raise NotImplementedError

@@ -17,6 +17,7 @@ from vppcfg.objects.base import (
     token,
 )
 from vppcfg.objects.interface import tag_cli, tag_created
+from vppcfg.objects.needs import CREATE, DELETE, TAG, Uses
 from vppcfg.ops import Operation, VppContext
 
 MODE_API = {
@@ -37,6 +38,10 @@ class Bond(Descriptor):
     a bond would change the bond alone, and the next first member overwrites it."""
 
     obj = "bond"
+    uses = (Uses(("bond_create2", "bond_create"), actions=CREATE), TAG,
+            Uses(("bond_delete",), actions=DELETE))
+    reads = (Uses(("sw_bond_interface_dump", "sw_interface_bond_dump")),
+             Uses(("sw_member_interface_dump", "sw_interface_slave_dump")))
     optional = ("mac",)  # no MAC in the config: whatever VPP gave it
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
@@ -94,6 +99,8 @@ class BondInterface(Descriptor):
 
 class BondMember(Descriptor):
     obj = "bond-member"
+    uses = (Uses(("bond_add_member", "bond_enslave"), actions=CREATE),
+            Uses(("bond_detach_member", "bond_detach_slave"), actions=DELETE))
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for bond in dp.bonds.values():

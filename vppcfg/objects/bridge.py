@@ -16,6 +16,7 @@ from vppcfg.objects.base import (
     ikey,
     token,
 )
+from vppcfg.objects.needs import UPDATE, Uses
 from vppcfg.ops import Operation, VppContext
 
 # Model setting -> (bridge_domain_add_del field, bridge_flags bit, CLI word)
@@ -56,6 +57,10 @@ def set_tag_rewrite(ctx: VppContext, sw_if_index: int, pop: int) -> None:
 
 class BridgeDomain(Descriptor):
     obj = "bridge-domain"
+    uses = (Uses(("bridge_domain_add_del_v2", "bridge_domain_add_del")),
+            Uses(("bridge_domain_set_mac_age",), actions=UPDATE),
+            Uses(("bridge_flags",), actions=UPDATE))
+    reads = (Uses(("bridge_domain_dump",)),)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for bd in dp.bridge_domains.values():
@@ -107,6 +112,7 @@ class BridgeMember(Descriptor):
     """A bridge port; sub-interfaces get their VLAN tags popped on the way in."""
 
     obj = "bridge-member"
+    uses = (Uses(("sw_interface_set_l2_bridge",)), Uses(("l2_interface_vlan_tag_rewrite",)))
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for bd in dp.bridge_domains.values():
@@ -154,6 +160,7 @@ class BridgeBvi(Descriptor):
     """The bridge's routed interface (a loopback), one per bridge."""
 
     obj = "bridge-bvi"
+    uses = (Uses(("sw_interface_set_l2_bridge",)),)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for bd in dp.bridge_domains.values():

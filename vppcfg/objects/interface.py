@@ -20,6 +20,7 @@ from vppcfg.objects.base import (
     ikey,
     token,
 )
+from vppcfg.objects.needs import CREATE, DELETE, TAG, Uses
 from vppcfg.ops import Operation, VppContext
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ class Phy(Descriptor):
     """A PHY exists or not; the planner never creates or deletes one."""
 
     obj = "phy"
+    reads = (Uses(("sw_interface_dump",)),)
     virtual = True
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
@@ -58,6 +60,8 @@ class Phy(Descriptor):
 
 class Loopback(Descriptor):
     obj = "loopback"
+    uses = (Uses(("create_loopback_instance",), actions=CREATE), TAG,
+            Uses(("delete_loopback",), actions=DELETE))
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:
@@ -90,6 +94,8 @@ SUB_ONE_TAG, SUB_TWO_TAGS, SUB_DOT1AD, SUB_EXACT_MATCH = 2, 4, 8, 16
 
 class SubInterface(Descriptor):
     obj = "sub-interface"
+    uses = (Uses(("create_subif",), actions=CREATE), TAG,
+            Uses(("delete_subif",), actions=DELETE))
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:
@@ -160,6 +166,7 @@ class Mtu(Descriptor):
     """The packet MTU; on a PHY also the hardware MTU (kept equal)."""
 
     obj = "mtu"
+    uses = (Uses(("hw_interface_set_mtu",)), Uses(("sw_interface_set_mtu",)))
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:
@@ -218,6 +225,7 @@ class Mtu(Descriptor):
 
 class State(Descriptor):
     obj = "state"
+    uses = (Uses(("sw_interface_set_flags",)),)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:
@@ -269,6 +277,7 @@ class Mac(Descriptor):
     A bond's MAC is a creation parameter of the bond (vppcfg.objects.bond)."""
 
     obj = "mac"
+    uses = (Uses(("sw_interface_set_mac_address",)),)
     delete_when_absent = False
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from vppcfg.model import Dataplane
 from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, RenderContext, fd, ikey, token
 from vppcfg.objects.bridge import popped_tags, set_tag_rewrite, tag_rewrite_cli
+from vppcfg.objects.needs import Uses
 from vppcfg.ops import Operation, VppContext
 
 
@@ -15,6 +16,8 @@ class L2xc(Descriptor):
     (the other direction's pop on the target pushes them back on the way out)."""
 
     obj = "l2xc"
+    uses = (Uses(("sw_interface_set_l2_xconnect",)),)
+    reads = (Uses(("l2_xconnect_dump",)),)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:

@@ -6,13 +6,19 @@ from collections.abc import Iterable
 
 from vppcfg.model import Dataplane
 from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, RenderContext, ikey, token
+from vppcfg.objects.needs import LINUX_CP, Uses, pick
 from vppcfg.ops import Operation, VppContext
 
 HOST_TAP = 0
+# newest first: the executor sends the first one this VPP offers
+ADD_DEL = Uses(("lcp_itf_pair_add_del_v3", "lcp_itf_pair_add_del_v2", "lcp_itf_pair_add_del"),
+               LINUX_CP)
 
 
 class Lcp(Descriptor):
     obj = "lcp"
+    uses = (ADD_DEL,)
+    reads = (Uses(("lcp_itf_pair_get",), LINUX_CP),)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:
@@ -39,8 +45,4 @@ class Lcp(Descriptor):
     def execute(self, op: Operation, ctx: VppContext) -> None:
         args = dict(is_add=op.action == "create", sw_if_index=ctx.sw_if_index(op.params["name"]),
                     host_if_name=op.params["host"], host_if_type=HOST_TAP, netns="")
-        for message in ("lcp_itf_pair_add_del_v3", "lcp_itf_pair_add_del_v2"):
-            if ctx.has_message(message):
-                ctx.call(message, **args)
-                return
-        ctx.call("lcp_itf_pair_add_del", **args)
+        ctx.call(pick(ctx, ADD_DEL), **args)

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from vppcfg.model import Dataplane
 from vppcfg.objects.base import Descriptor, Node, NodeContext, RenderContext, fd, token
+from vppcfg.objects.needs import CREATE, Uses
 from vppcfg.ops import Operation, VppContext
 
 NO_SUCH_TABLE = -3
@@ -13,6 +14,9 @@ NO_SUCH_TABLE = -3
 
 class Mpls(Descriptor):
     obj = "mpls"
+    uses = (Uses(("mpls_table_add_del",), actions=CREATE),
+            Uses(("sw_interface_set_mpls_enable",)))
+    reads = (Uses(("mpls_interface_dump",)),)
     pipelined = False  # execute() retries after NO_SUCH_FIB
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:

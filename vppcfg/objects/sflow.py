@@ -13,6 +13,7 @@ from vppcfg.objects.base import (
     fd,
     token,
 )
+from vppcfg.objects.needs import SFLOW, Uses
 from vppcfg.ops import Operation, VppContext
 
 SETTERS = {
@@ -26,6 +27,10 @@ class SflowGlobal(Descriptor):
     """Always present on both sides: only ever updated."""
 
     obj = "sflow"
+    uses = tuple(Uses((setter[0],), SFLOW) for setter in SETTERS.values())
+    reads = (Uses(("sflow_sampling_rate_get",), SFLOW),
+             Uses(("sflow_polling_interval_get",), SFLOW),
+             Uses(("sflow_header_bytes_get",), SFLOW))
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         s = dp.sflow
@@ -47,6 +52,8 @@ class SflowGlobal(Descriptor):
 
 class SflowInterface(Descriptor):
     obj = "sflow-interface"
+    uses = (Uses(("sflow_enable_disable",), SFLOW),)
+    reads = (Uses(("sflow_interface_dump",), SFLOW),)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:

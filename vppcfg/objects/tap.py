@@ -16,11 +16,15 @@ from vppcfg.objects.base import (
     token,
 )
 from vppcfg.objects.interface import tag_cli, tag_created
+from vppcfg.objects.needs import CREATE, DELETE, TAG, TAP, Uses
 from vppcfg.ops import Operation, VppContext
 
 
 class Tap(Descriptor):
     obj = "tap"
+    uses = (Uses(("tap_create_v3", "tap_create_v2"), TAP, CREATE), TAG,
+            Uses(("tap_delete_v2",), TAP, DELETE))
+    reads = (Uses(("sw_interface_tap_v2_dump",), TAP),)
     optional = ("host_mac",)  # VPP picks one when the config does not
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:

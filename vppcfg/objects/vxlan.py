@@ -17,11 +17,14 @@ from vppcfg.objects.base import (
     token,
 )
 from vppcfg.objects.interface import tag_cli, tag_created
+from vppcfg.objects.needs import TAG, VXLAN, Uses
 from vppcfg.ops import Operation, VppContext
 
 
 class Vxlan(Descriptor):
     obj = "vxlan-tunnel"
+    uses = (Uses(("vxlan_add_del_tunnel_v3", "vxlan_add_del_tunnel_v2"), VXLAN), TAG)
+    reads = (Uses(("vxlan_tunnel_v2_dump", "vxlan_tunnel_dump"), VXLAN),)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for tun in dp.vxlan_tunnels.values():

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vppcfg.vpp.definitions import API_MESSAGES, subset
+from vppcfg.vpp.definitions import api_messages, subset
 from vppcfg.vpp.errors import (
     EAGAIN,
     VppApiError,
@@ -33,6 +33,7 @@ from vppcfg.vpp.errors import (
 if TYPE_CHECKING:
     from vppcfg.model import Dataplane
     from vppcfg.vpp.context import ApiContext, PipelinedContext
+    from vppcfg.vpp.preflight import Offer
 
 # When a message is missing, say which VPP release brought it (for the error
 # message). Only releases we are sure of; other messages have older fallbacks.
@@ -41,6 +42,11 @@ SINCE = {
     "sw_bond_interface_dump": "21.06",
 }
 
+class _Declared(frozenset):
+    """The default request list: every message the object types declare."""
+
+
+DECLARED: frozenset[str] = _Declared()
 LCP_MAX_PAGES = 10000  # bound on lcp_itf_pair_get cursor pages (EAGAIN retries)
 PIPELINE_WINDOW = 256  # requests in flight in call_many
 
@@ -85,6 +91,7 @@ class VppConnection:
         self.calls = 0  # number of API requests sent (for benchmarks)
         self._messages: dict[str, tuple[Any, int]] = {}  # name -> (definition, index)
         self._dumped_index: dict[str, int] | None = None  # name -> index of the last dump
+        self.json_dir = ""  # where the definitions came from (for the preflight's reports)
 
     @classmethod
     @contextmanager
@@ -94,15 +101,20 @@ class VppConnection:
         json_dir: str | os.PathLike[str],
         timeout: float = 5.0,
         name: str = "vppcfg",
-        requests: frozenset[str] | None = API_MESSAGES,
+        requests: frozenset[str] | None = DECLARED,
     ) -> Iterator[VppConnection]:
         """Connect to VPP; disconnect on exit. Only the API messages in
-        `requests` (and their answers) can be sent; None: every message of
+        `requests` (and their answers) can be sent: by default those the
+        object types declare (vppcfg.vpp.definitions); None: every message of
         API_MODULES (for tests that set VPP up by hand)."""
         files = api_files(json_dir, API_MODULES)
+        if requests is DECLARED:
+            requests = api_messages()
         client = _connect(str(api_socket), files, timeout, name, requests)
         try:
-            yield cls(client, str(api_socket))
+            conn = cls(client, str(api_socket))
+            conn.json_dir = str(json_dir)
+            yield conn
         finally:
             try:
                 client.disconnect()
@@ -114,6 +126,33 @@ class VppConnection:
     def has_message(self, message: str) -> bool:
         """Whether the connected VPP knows this message (name and CRC match)."""
         return hasattr(self._api, message)
+
+    def offer(self, messages: Iterable[str] | None = None) -> Offer:
+        """What this VPP offers of `messages` (default: every declared one),
+        for the preflight: usable ones, and VPP's and our CRCs to tell a
+        missing plugin from definitions that are not this VPP's."""
+        from vppcfg.vpp.preflight import Offer
+
+        wanted = api_messages() if messages is None else frozenset(messages)
+        vpp: dict[str, str] = {}
+        for key in getattr(self._client.transport, "message_table", {}):
+            name, _, crc = key.rpartition("_")
+            vpp[name] = crc
+        ours = {m: self._client.messages[m].crc for m in wanted if m in self._client.messages}
+        usable = frozenset(m for m in wanted if self.has_message(m))
+        return Offer(usable, vpp, ours, self.json_dir)
+
+    def missing(self, message: str) -> VppMessageMissing:
+        """The error for a message this VPP does not offer: whose it is, and
+        whether VPP lacks it or has it under another CRC."""
+        from vppcfg.vpp.preflight import MISMATCH, plugin_of
+
+        offer = self.offer((message,))
+        if offer.status(message) == MISMATCH:
+            return VppMessageMissing(f"{offer.explain(message)} (API definitions mismatch)")
+        plugin = plugin_of(message)
+        where = f" ({plugin.describe()})" if plugin is not None and plugin.so else ""
+        return VppMessageMissing(f"this VPP lacks {message}{where}")
 
     def pick(self, *messages: str) -> str:
         """The first message of `messages` this VPP offers (newest first)."""
@@ -136,7 +175,7 @@ class VppConnection:
         """The vpp_papi call itself, its failures turned into VppErrors."""
         func = getattr(self._api, message, None)
         if func is None:
-            raise VppMessageMissing(f"this VPP lacks {message}")
+            raise self.missing(message)
         self.calls += 1
         try:
             return func(**args)
@@ -235,7 +274,7 @@ class VppConnection:
             index = self._client.transport.get_msg_index(f"{message}_{msg.crc[2:]}") \
                 if msg is not None else 0
             if index <= 0:
-                raise VppMessageMissing(f"this VPP lacks {message}")
+                raise self.missing(message)
             found = self._messages[message] = (msg, index)
         return found
 

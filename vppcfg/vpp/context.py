@@ -206,6 +206,8 @@ class PipelinedContext(ApiContext):
             return self.conn.call(message, **args)
         if self._immediate:
             return self._call_now(message, args)
+        if not self.conn.has_message(message):  # this operation fails, not the wave it joins
+            raise self.conn.missing(message)
         wave = self._op_wave
         for name, value in args.items():
             if isinstance(value, Later):

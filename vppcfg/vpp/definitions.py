@@ -11,41 +11,39 @@ in a quarter of the time.
 from __future__ import annotations
 
 import json
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-# The requests vppcfg sends (tests/test_pipeline.py checks that every message
-# the code names is here). Their replies, details and events come from the
-# files' "services".
-API_MESSAGES = frozenset({
+# The requests vppcfg sends: the connection's and the dump's basics, and
+# every message an object type declares (vppcfg.objects.needs: `uses` and
+# `reads` of each descriptor). tests/test_pipeline.py checks that every
+# message the code names is here. Their replies, details and events come
+# from the files' "services".
+BASICS = frozenset({
     # connecting (vpp_papi and vppcfg.vpp.transport) and ending a dump
     "sockclnt_create", "sockclnt_delete", "memclnt_keepalive", "control_ping",
     "cli_inband", "show_threads", "show_version",
-    # reading (vppcfg.vpp.dump)
-    "sw_interface_dump", "ip_address_dump", "ip_unnumbered_dump", "mpls_interface_dump",
-    "bridge_domain_dump", "l2_xconnect_dump", "sw_interface_tap_v2_dump",
-    "sw_bond_interface_dump", "sw_interface_bond_dump", "sw_member_interface_dump",
-    "sw_interface_slave_dump", "vxlan_tunnel_dump", "vxlan_tunnel_v2_dump",
-    "lcp_itf_pair_get", "acl_dump", "acl_interface_list_dump", "sflow_interface_dump",
-    "sflow_sampling_rate_get", "sflow_polling_interval_get", "sflow_header_bytes_get",
-    # changing (vppcfg.objects)
-    "create_loopback_instance", "delete_loopback", "create_subif", "delete_subif",
-    "sw_interface_set_flags", "sw_interface_set_mtu", "hw_interface_set_mtu",
-    "sw_interface_set_mac_address", "sw_interface_tag_add_del",
-    "sw_interface_add_del_address", "sw_interface_set_unnumbered",
-    "bond_create", "bond_create2", "bond_delete", "bond_add_member", "bond_enslave",
-    "bond_detach_member", "bond_detach_slave",
-    "bridge_domain_add_del", "bridge_domain_add_del_v2", "bridge_domain_set_mac_age",
-    "bridge_flags", "sw_interface_set_l2_bridge", "l2_interface_vlan_tag_rewrite",
-    "sw_interface_set_l2_xconnect",
-    "lcp_itf_pair_add_del", "lcp_itf_pair_add_del_v2", "lcp_itf_pair_add_del_v3",
-    "mpls_table_add_del", "sw_interface_set_mpls_enable",
-    "sflow_enable_disable", "sflow_sampling_rate_set", "sflow_polling_interval_set",
-    "sflow_header_bytes_set",
-    "tap_create_v2", "tap_create_v3", "tap_delete_v2",
-    "vxlan_add_del_tunnel_v2", "vxlan_add_del_tunnel_v3",
-    "acl_add_replace", "acl_del", "acl_interface_set_acl_list",
+    # the interface index map and `show hardware-interfaces` for sFlow
+    "sw_interface_dump",
 })
+
+
+@cache
+def api_messages() -> frozenset[str]:
+    """BASICS and every message the registry's descriptors declare."""
+    from vppcfg.objects import DESCRIPTORS
+
+    declared = {m for d in DESCRIPTORS for need in (*d.uses, *d.reads) for m in need.messages}
+    return BASICS | declared
+
+
+def __getattr__(name: str) -> Any:
+    # API_MESSAGES is built on first use: the registry is imported only then
+    if name == "API_MESSAGES":
+        return api_messages()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 _TYPE_KINDS = ("enums", "enumflags", "unions", "types")
 

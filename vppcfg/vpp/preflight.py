@@ -1,0 +1,229 @@
+"""Preflight: before any change, check that the connected VPP offers every
+message the plan will send.
+
+Each object type declares the messages its operations send and the dumps
+that read it back, with the plugin they belong to (`uses` and `reads` of the
+descriptors, vppcfg.objects.needs). Once the live state is read and the plan
+made, every planned operation's needs are compared with what VPP offers (its
+message table, name and CRC, as the client saw it when connecting). A need is
+met when any of its messages is offered (the executor sends the newest one).
+
+An unmet need is one of two things, told apart because the fixes differ:
+the plugin is not loaded or does not exist in this release (VPP's table has
+no message of that name), or the API definitions vppcfg loaded are not the
+running VPP's (VPP has a message of that name, with another CRC, or the
+definitions lack it).
+
+Plain data in, plain data out: `Offer` is taken from a connection once,
+`Finding`s are what the commands print and `apply` refuses on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from vppcfg.objects.needs import Plugin, Uses
+from vppcfg.ops import Operation
+
+ABSENT = "absent"  # VPP has no message of that name: plugin not loaded, or too old
+MISMATCH = "mismatch"  # VPP has it under another CRC, or our definitions lack it
+
+
+@dataclass(frozen=True)
+class Offer:
+    """What a connected VPP offers, as the client saw it when connecting."""
+
+    usable: frozenset[str]  # messages the client can send (name and CRC agree)
+    vpp: dict[str, str]  # every message in VPP's table -> its CRC ("1a2b3c4d")
+    ours: dict[str, str]  # messages in the loaded definitions -> their CRC
+    json_dir: str = ""
+
+    def status(self, message: str) -> str:
+        """"" when usable, else ABSENT or MISMATCH."""
+        if message in self.usable:
+            return ""
+        return MISMATCH if message in self.vpp else ABSENT
+
+    def explain(self, message: str) -> str:
+        """Why a MISMATCH message cannot be used, in one phrase."""
+        if message not in self.ours:
+            return f"VPP has {message}, the definitions in {self.json_dir or 'use'} lack it"
+        return (f"VPP has {message} with CRC 0x{self.vpp[message]}, the definitions in "
+                f"{self.json_dir or 'use'} say {self.ours[message]}")
+
+
+@dataclass
+class Finding:
+    """One unmet need: which plugin, which messages, why, and what needs it."""
+
+    plugin: Plugin
+    messages: tuple[str, ...]  # the choices, newest first
+    status: str  # ABSENT or MISMATCH
+    detail: str = ""
+    needed_by: list[str] = field(default_factory=list)  # "file:line: action obj key"
+
+    def headline(self) -> str:
+        if self.status == MISMATCH:
+            return (f"the API definitions are not the running VPP's: {self.detail}; "
+                    "point --vpp-json-dir at the *.api.json this VPP was built with")
+        if self.plugin.so:
+            return f"this VPP lacks {self.plugin.describe()}: no {' / '.join(self.messages)}"
+        return f"this VPP lacks {' / '.join(self.messages)} ({self.plugin.describe()})"
+
+    def remedy(self) -> str:
+        """What to do about it ("" when the headline says it)."""
+        if self.status == MISMATCH or not self.plugin.so:
+            return ""
+        if self.plugin.since:
+            return (f"VPP {self.plugin.since} or later has it; enable it in startup.conf: "
+                    f"{self.plugin.stanza}")
+        if self.plugin.core_before:
+            return (f"from VPP {self.plugin.core_before} it is a plugin; enable it in "
+                    f"startup.conf: {self.plugin.stanza}")
+        return f"enable it in startup.conf: {self.plugin.stanza}"
+
+    def lines(self, limit: int = 10) -> list[str]:
+        out = [self.headline()]
+        if self.remedy():
+            out.append(f"  {self.remedy()}")
+        out += [f"  needed by {where}" for where in self.needed_by[:limit]]
+        if len(self.needed_by) > limit:
+            out.append(f"  ... and {len(self.needed_by) - limit} more")
+        return out
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"plugin": self.plugin.name, "so": self.plugin.so, "since": self.plugin.since,
+                "core_before": self.plugin.core_before, "status": self.status,
+                "messages": list(self.messages), "detail": self.detail,
+                "stanza": self.plugin.stanza, "needed_by": list(self.needed_by)}
+
+
+Locate = Callable[[Operation], str]  # "file:line" of the config lines behind an operation
+
+
+def check(ops: Iterable[Operation], offer: Offer, locate: Locate | None = None
+          ) -> list[Finding]:
+    """The unmet needs of the planned operations, one Finding per need."""
+    from vppcfg.objects import descriptor
+
+    found: dict[tuple[str, ...], Finding] = {}
+    for op in ops:
+        for need in descriptor(op.obj).uses:
+            if op.action not in need.actions or _met(need, offer):
+                continue
+            finding = found.get(need.messages) or _finding(need, offer)
+            found[need.messages] = finding
+            where = locate(op) if locate else ""
+            finding.needed_by.append(f"{where + ': ' if where else ''}"
+                                     f"{op.action} {op.obj} {op.key}")
+    return list(found.values())
+
+
+def unread(offer: Offer) -> list[tuple[str, Finding]]:
+    """(object type, why) for every object type the dump cannot read here
+    (the dump leaves such a section out)."""
+    from vppcfg.objects import DESCRIPTORS
+
+    out: list[tuple[str, Finding]] = []
+    for desc in DESCRIPTORS:
+        for need in desc.reads:
+            if not _met(need, offer):
+                out.append((desc.obj, _finding(need, offer)))
+                break
+    return out
+
+
+def plugin_of(message: str) -> Plugin | None:
+    """The plugin a message belongs to, as the object types declare it."""
+    from vppcfg.objects import DESCRIPTORS
+
+    for desc in DESCRIPTORS:
+        for need in (*desc.uses, *desc.reads):
+            if message in need.messages:
+                return need.plugin
+    return None
+
+
+def _met(need: Uses, offer: Offer) -> bool:
+    return any(m in offer.usable for m in need.messages)
+
+
+def _finding(need: Uses, offer: Offer) -> Finding:
+    """ABSENT only when VPP has none of the choices under any CRC: a choice
+    that VPP has under another CRC means our definitions are the problem."""
+    wrong = [m for m in need.messages if offer.status(m) == MISMATCH]
+    if wrong:
+        return Finding(need.plugin, need.messages, MISMATCH, offer.explain(wrong[0]))
+    return Finding(need.plugin, need.messages, ABSENT)
+
+
+def names_op(finding: Finding, op: Operation) -> bool:
+    """Whether `finding` was found for `op`."""
+    suffix = f"{op.action} {op.obj} {op.key}"
+    return any(where.endswith(suffix) for where in finding.needed_by)
+
+
+def format_findings(findings: list[Finding], limit: int = 10) -> list[str]:
+    return [line for f in findings for line in f.lines(limit)]
+
+
+# -- where in the config ------------------------------------------------------------
+
+# op key collection -> config section
+_SECTIONS = {"bonds": "bondethernets", "bridge_domains": "bridgedomains",
+             "vxlan_tunnels": "vxlan_tunnels", "taps": "taps", "acls": "acls"}
+# the sections an interface can be configured in
+_INTERFACE_SECTIONS = ("interfaces", "loopbacks", "bondethernets", "taps", "vxlan_tunnels")
+# node key field -> config key
+_FIELDS = {"address": "addresses", "acls": "acls", "lcp": "lcp", "sflow": "sflow",
+           "mtu": "mtu", "mac": "mac", "mpls": "mpls", "unnumbered": "unnumbered",
+           "state": "state"}
+
+
+def locator(filename: str, interface_names: Iterable[str], text: str | None = None) -> Locate:
+    """A Locate for the config file: the line of the object (or of its field)
+    an operation comes from. The file (or `text`) is read again only when
+    first asked: positions are needed only to report a problem."""
+    names = sorted(interface_names, key=len, reverse=True)
+    docs: list[Any] = []
+
+    def locate(op: Operation) -> str:
+        from vppcfg.config import loader
+
+        if not docs:
+            docs.append(loader.parse(loader.read_text(filename) if text is None else text,
+                                     filename))
+        doc = docs[0]
+        path = _config_path(op.key, names, doc.marks_of())
+        return f"{filename}:{doc.mark(path)[0]}" if path else filename
+
+    return locate
+
+
+def _config_path(key: str, names: list[str], marks: dict[Any, Any]) -> tuple[Any, ...]:
+    if key == "sflow":
+        return ("sflow",)
+    collection, _, rest = key.partition("/")
+    if collection in _SECTIONS:
+        name = rest.split("/")[0]
+        return (_SECTIONS[collection], name)
+    if collection != "interfaces":
+        return ()
+    name = next((n for n in names if rest == n or rest.startswith(n + "/")), "")
+    if not name:
+        return ()
+    fieldname = _FIELDS.get(rest[len(name) + 1:].split("/")[0], "")
+    for base in _interface_paths(name):
+        if base in marks:
+            return (*base, fieldname) if fieldname else base
+    return ()
+
+
+def _interface_paths(name: str) -> list[tuple[Any, ...]]:
+    paths: list[tuple[Any, ...]] = [(s, name) for s in _INTERFACE_SECTIONS]
+    parent, dot, sub = name.rpartition(".")
+    if dot and sub.isdigit():
+        paths += [(s, parent, "sub-interfaces", int(sub)) for s in _INTERFACE_SECTIONS]
+    return paths
