@@ -70,6 +70,13 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                         " T-Rex's are current at every read)")
     o.add_argument("--drain", type=float, default=1.0,
                    help="seconds to wait after traffic stops before the last read (default 1)")
+    v = p.add_argument_group("device under test")
+    v.add_argument("--dut-stats", metavar="SOCKET",
+                   help="read VPP's stats segment at this socket (VPP's default: "
+                        "/run/vpp/stats.sock) at every sample or trial, and attribute loss")
+    v.add_argument("--dut-ports", metavar="IF0,IF1",
+                   help="the VPP interfaces facing --ports TX,RX (default: VPP's first two "
+                        "interfaces after local0)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -193,7 +200,7 @@ def _rate(text: str, line: float, option: str) -> float:
 
 
 def _base_vars(args: argparse.Namespace, spec: TrafficSpec, speed: float, line: float) -> dict:
-    skip = {"func", "output", "quiet", "command"}
+    skip = {"func", "output", "quiet", "command", "dut_stats", "dut_ports"}  # see _dut
     opts = {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()
             if k not in skip}
     return {
@@ -204,6 +211,24 @@ def _base_vars(args: argparse.Namespace, spec: TrafficSpec, speed: float, line: 
         "line_rate_pps": line,
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
+
+
+def _dut(args: argparse.Namespace, run_vars: dict):
+    """With --dut-stats: the DUT side of the run, opened now (a failure is said once and the
+    run goes on without it); its socket and port mapping go into the run's vars."""
+    if not args.dut_stats:
+        return None
+    from loadtest.dut import DutMonitor, RunDut, parse_dut_ports
+
+    try:
+        ports = parse_dut_ports(args.dut_ports, list(args.ports))
+    except ValueError as err:
+        raise UsageError(f"--dut-ports: {err}") from None
+    monitor = DutMonitor(args.dut_stats, ports)
+    monitor.open(list(args.ports))
+    run_vars["dut_stats"] = args.dut_stats
+    run_vars["dut_ports"] = {str(p): n for p, n in (monitor.ports or {}).items()} or None
+    return RunDut(monitor, directions(tuple(args.ports), args.bidirectional))
 
 
 def _status(result: dict) -> int:
@@ -237,11 +262,12 @@ def cmd_ramp(args: argparse.Namespace) -> int:
         plan = RampPlan(warm, start, peak, args.warmup, args.duration, args.hold,
                         args.sample_interval, args.drain, args.stats_tick)
         total = len(plan.steps()) * args.sample_interval
+        run_vars = {**_base_vars(args, spec, speed, line),
+                    **graph_vars(plan, spec, args.warmup_rate, args.rate)}
+        dut = _dut(args, run_vars)
         run = RampRun(session, spec, plan, directions(tuple(args.ports), args.bidirectional),
-                      line, args.loss_threshold / 100.0,
-                      {**_base_vars(args, spec, speed, line),
-                       **graph_vars(plan, spec, args.warmup_rate, args.rate)},
-                      args.output, Progress(total, quiet=args.quiet))
+                      line, args.loss_threshold / 100.0, run_vars,
+                      args.output, Progress(total, quiet=args.quiet), dut=dut)
         result = run.run()
     if not args.quiet:
         for text in summary_lines(result):
@@ -273,9 +299,11 @@ def cmd_ndr(args: argparse.Namespace) -> int:
             plan.config()
         except ValueError as err:
             raise UsageError(f"search settings: {err}") from None
+        run_vars = _base_vars(args, spec, speed, line)
+        dut = _dut(args, run_vars)
         result = run_ndr(session, spec, directions(tuple(args.ports), args.bidirectional), plan,
-                         line, _base_vars(args, spec, speed, line), args.output,
-                         Progress(None, quiet=args.quiet, every=1.0))
+                         line, run_vars, args.output,
+                         Progress(None, quiet=args.quiet, every=1.0), dut=dut)
     if not args.quiet:
         for text in summary_lines(result):
             print(text, file=sys.stderr)

@@ -25,6 +25,7 @@ from MLRsearch import (
 )
 
 from loadtest.client import LoadtestError, TrexSession
+from loadtest.dut import RunDut, verdict
 from loadtest.profiles import TrafficSpec
 from loadtest.profiles.streams import LATENCY_PG_BASE, LATENCY_PPS, build_streams, mult_arg
 from loadtest.progress import Progress, fmt_pps
@@ -98,8 +99,10 @@ class TrexMeasurer(AbstractMeasurer):
         plan: NdrPlan,
         on_trial: Callable[[dict], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
+        dut: RunDut | None = None,
     ) -> None:
         self.session = session
+        self.dut = dut  # --dut-stats: VPP's counters at the start and end of every trial
         self.client = session.client
         self.spec = spec
         self.dirs = dirs
@@ -123,6 +126,7 @@ class TrexMeasurer(AbstractMeasurer):
         self.session.check_stop()
         started = self.clock()
         self.client.clear_stats(ports=self.ports)
+        dut_start = self.dut.trial_begin() if self.dut else None
         mult = mult_arg(self.spec, intended_load)
         starting = self.clock()
         self.client.start(ports=self.tx_ports, mult=mult, duration=intended_duration)
@@ -137,6 +141,8 @@ class TrexMeasurer(AbstractMeasurer):
         self.client.stop(ports=self.tx_ports, rx_delay_ms=0)
         stats = self.session.settled_stats(self.ports, self.plan.stats_tick, MAX_SETTLE_READS)
         trial = self._trial(intended_duration, intended_load, stats, started, stopped_early)
+        if self.dut:
+            self.dut.trial_end(dut_start, trial)
         trial["traffic_seconds"] = round(traffic_seconds, 6)
         scale = self._share(intended_duration, intended_load, traffic_seconds, probes, trial)
         trial["stretched"] = scale < 1.0
@@ -331,6 +337,7 @@ def run_ndr(
     run_vars: dict,
     output: Path | None = None,
     progress: Progress | None = None,
+    dut: RunDut | None = None,
 ) -> dict:
     """Search; always stops traffic and writes the (possibly partial) JSON."""
     progress = progress or Progress(1.0, quiet=True)
@@ -349,7 +356,7 @@ def run_ndr(
 
     search = MultipleLossRatioSearch(config=plan.config())
     try:
-        measurer = TrexMeasurer(session, spec, dirs, plan, on_trial)
+        measurer = TrexMeasurer(session, spec, dirs, plan, on_trial, dut=dut)
         search.search(measurer=measurer, debug=lambda text: None)
         result["status"] = "complete"
     except (KeyboardInterrupt, session.api.STLError) as err:
@@ -370,6 +377,8 @@ def run_ndr(
             "traffic_seconds": sum(t["duration"] for t in result["trials"]),
             "wall_seconds": round(time.monotonic() - started, 3),
         }
+        if dut:
+            result["summary"]["dut"] = dut.finish_ndr(result["trials"])
         if output:
             _write(output, result)
     return result
@@ -412,4 +421,6 @@ def summary_lines(result: dict) -> list[str]:
             f"bounds {fmt_pps(g['lower_bound_pps'])} .. {upper} "
             f"({g['lower_bound_pct_line']:.2f}% of line), {g['trials']} trials"
         )
+    if "dut" in result.get("summary", {}):
+        lines.append(f"DUT: {verdict(result['summary']['dut'])}")
     return lines

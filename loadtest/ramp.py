@@ -18,18 +18,23 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from loadtest.client import LoadtestError, TrexSession
+from loadtest.dut import RunDut, verdict
 from loadtest.graphrb import port_rates
 from loadtest.profiles import TrafficSpec
 from loadtest.profiles.streams import LATENCY_PG_BASE, build_streams, mult_arg
 from loadtest.progress import Progress, fmt_pps
 from loadtest.stats import (
+    LIMIT_WORDS,
     Direction,
     DirSample,
     dir_sample,
+    generator_short,
+    is_lossless,
     jsonable,
     latency,
     loss_ratio,
     port_counter,
+    saturation_limit,
     sent_received,
     write_json,
 )
@@ -81,7 +86,8 @@ def summarize(
     for d in dirs:
         rows = [s["directions"][d.label] for s in samples if d.label in s["directions"]]
         rows = [r for r in rows if r["tx_packets"] > 0]
-        good = [r["offered_pps"] for r in rows if r["loss_ratio"] <= threshold]
+        good = [r["offered_pps"] for r in rows if is_lossless(r["loss_ratio"], threshold)]
+        lossy = [r["offered_pps"] for r in rows if not is_lossless(r["loss_ratio"], threshold)]
         lossless = max(good, default=0.0)
         forwarded = max((r["forwarded_pps"] for r in rows), default=0.0)
         asked = max((r["intended_pps"] for r in rows), default=0.0)
@@ -100,7 +106,11 @@ def summarize(
                 "max_asked_pps": asked,
                 "max_offered_pps": offered,
                 # the generator itself fell short of the asked rate (e.g. T-Rex in software mode)
-                "generator_limited": bool(asked and offered < 0.95 * asked),
+                "generator_limited": generator_short(asked, offered),
+                # never lost more than the threshold: lossless_pps is a lower bound, and why
+                "saturated": bool(lossy),
+                "limit": saturation_limit(bool(lossy), asked, offered, line_pps),
+                "lossy_from_pps": min(lossy, default=None),  # where loss began
             }
         )
     return out
@@ -168,8 +178,10 @@ class RampRun:
         output: Path | None = None,
         progress: Progress | None = None,
         clock: Callable[[], float] = time.monotonic,
+        dut: RunDut | None = None,
     ) -> None:
         self.session = session
+        self.dut = dut  # --dut-stats: VPP's counters read beside T-Rex's
         self.client = session.client
         self.spec = spec
         self.plan = plan
@@ -219,6 +231,8 @@ class RampRun:
             self.client.add_streams(build_streams(api, spec, d.index), ports=[d.tx_port])
         self.client.clear_stats(ports=self.ports)
         self.first = prev = self.client.get_stats(ports=self.ports)
+        if self.dut:
+            self.dut.begin()
         steps = self.plan.steps()
         si = self.plan.sample_interval
         t0 = last_t = self.clock()
@@ -237,15 +251,17 @@ class RampRun:
             before = self.clock()
             stats = self.client.get_stats(ports=self.ports)
             after = self.clock()
+            dut = self.dut.step() if self.dut else None  # right after T-Rex's: same interval
             now = (before + after) / 2  # the server read its counters in between
-            self._record(i, now - t0, now - last_t, step, prev, stats)
+            self._record(i, now - t0, now - last_t, step, prev, stats, dut)
             prev, last_t = stats, now
             self.session.check_stop()
             if self.output and now - last_checkpoint >= CHECKPOINT_SECONDS:
                 self._write()
                 last_checkpoint = now
 
-    def _record(self, i: int, elapsed: float, dt: float, step: Step, prev: dict, cur: dict):
+    def _record(self, i: int, elapsed: float, dt: float, step: Step, prev: dict, cur: dict,
+                dut: dict | None = None):
         second = f"{(i + 1) * self.plan.sample_interval:.6g}"
         self.result["stats"][second] = jsonable(
             {k: v for k, v in cur.items() if k in self.ports or k == "global"}
@@ -273,6 +289,8 @@ class RampRun:
             sample["latency"] = {
                 d.label: latency(cur, LATENCY_PG_BASE + d.index) for d in self.dirs
             }
+        if dut is not None:
+            sample["dut"] = dut
         self.result["samples"].append(sample)
         self._last_raw = cur
         self.progress.update(elapsed, self._line(step, per_dir))
@@ -297,6 +315,8 @@ class RampRun:
             self.final = self.session.settled_stats(self.ports, self.plan.stats_tick, 5)
         except Exception:  # server gone or interrupted again: keep what we have
             self.final = self._last_raw
+        if self.dut:
+            self.dut.end()
 
     def _finish(self) -> None:
         self.progress.close()
@@ -307,6 +327,8 @@ class RampRun:
                           sums[d.label]["lost_packets"] if ended else None)
         dirs = summarize(self.result["samples"], self.dirs, self.line_pps, self.threshold)
         summary: dict = {"directions": dirs}
+        if self.dut:
+            summary["dut"] = self.dut.finish_ramp(self.result["samples"], sums)
         if ended:
             summary["totals"] = sums
             if self.spec.latency:
@@ -334,8 +356,11 @@ def summary_lines(result: dict) -> list[str]:
     """Human-readable summary for the end of a run."""
     lines = []
     for d in result["summary"].get("directions", []):
+        lossless = fmt_pps(d["lossless_pps"])
+        if d.get("limit"):  # never lost: a lower bound, not the device's capacity
+            lossless = f">= {lossless}, not saturated ({LIMIT_WORDS[d['limit']]})"
         lines.append(
-            f"{d['direction']}: lossless {fmt_pps(d['lossless_pps'])} "
+            f"{d['direction']}: lossless {lossless} "
             f"({d['lossless_pct_line']:.2f}% of line), max forwarded "
             f"{fmt_pps(d['max_forwarded_pps'])} ({d['max_forwarded_pct_line']:.2f}%)"
             + ("  [generator could not reach the asked rate]" if d["generator_limited"] else "")
@@ -346,4 +371,6 @@ def summary_lines(result: dict) -> list[str]:
             f"({t['loss_ratio'] * 100:.4f}%); port counters: {t['port_tx_packets']} sent, "
             f"{t['port_rx_packets']} received"
         )
+    if "dut" in result["summary"]:
+        lines.append(f"DUT: {verdict(result['summary']['dut'])}")
     return lines
