@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests import unprivileged
 from vppcfg.cli import main
 from vppcfg.config.loader import MAX_BYTES
 
@@ -63,14 +64,18 @@ def test_ten_megabyte_file_is_refused_unread(
     assert MAX_BYTES == 4 * 1024 * 1024
 
 
-def test_unreadable_file_is_an_io_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    locked = tmp_path / "locked.yaml"
-    locked.write_text("loopbacks: {}\n", encoding="utf-8")
-    locked.chmod(0)
-    try:
-        with open(locked, encoding="utf-8"):
-            pytest.skip("running with privileges that ignore file modes")
-    except PermissionError:
-        pass
-    code, output = run_check(capsys, str(locked))
-    assert code == 2 and "permission denied" in output
+def test_unreadable_file_is_an_io_error() -> None:
+    # as root (CI) `vppcfg check` runs as an unprivileged user: root ignores file modes
+    with unprivileged.shared_dir() as folder:
+        locked = folder / "locked.yaml"
+        locked.write_text("loopbacks: {}\n", encoding="utf-8")
+        readable = folder / "readable.yaml"
+        readable.write_text("loopbacks: {}\n", encoding="utf-8")
+        readable.chmod(0o644)
+        locked.chmod(0)
+        ok = unprivileged.run_python(["-m", "vppcfg", "check", "-c", str(readable)], folder)
+        assert ok.returncode == 0, ok.stderr  # the same user can run vppcfg and read this one
+        proc = unprivileged.run_python(["-m", "vppcfg", "check", "-c", str(locked)], folder)
+    assert proc.returncode == 2, proc.stderr
+    assert f"{locked}: permission denied" in proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr
