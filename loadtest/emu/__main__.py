@@ -57,6 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--dut-own-pps", type=float, default=0.0, metavar="N",
                     help="packets per second the device sends by itself out of each port "
                     "(ARP, LLDP, routing protocols; counted by port RX, not flow stats)")
+    ap.add_argument("--vpp-sim", metavar="PATH",
+                    help="the device under test is vppcfg-sim: its wire socket "
+                    "(vppcfg-sim --wire-socket); its counters move with this traffic")
     return ap
 
 
@@ -68,7 +71,8 @@ def config_from_args(args: argparse.Namespace) -> EmuConfig:
                      loss_ramp_width=args.loss_ramp[0], loss_ramp_max=args.loss_ramp[1],
                      max_tx_pps=args.max_tx_pps, time_scale=args.time_scale,
                      off_by_one=not args.no_off_by_one, port_count=args.ports,
-                     dut_own_pps=args.dut_own_pps, dut_delay_ms=args.dut_delay_ms)
+                     dut_own_pps=args.dut_own_pps, dut_delay_ms=args.dut_delay_ms,
+                     vpp_sim=args.vpp_sim)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, _stop)
     signal.signal(signal.SIGTERM, _stop)
     caps = "/".join("unlimited" if c is None else f"{c:g}" for c in cfg.capacity_pps)
+    if emulator.state.vpp is not None:
+        caps = "vppcfg-sim (ports: " + ", ".join(emulator.state.vpp.interfaces) + ")"
     print(f"trex-emu ready: rpc tcp://{cfg.bind}:{emulator.rpc_port} "
           f"pub tcp://{cfg.bind}:{emulator.pub_port} capacity-pps {caps} "
           f"time-scale {cfg.time_scale:g}", flush=True)

@@ -40,6 +40,9 @@ class EmuConfig:
     # counters move in steps of this many emulated seconds; 0: current at every read, as the
     # real server's opackets/ipackets are (its smoothed rates still change once a second)
     stats_tick: float = 0.0
+    # the VPP simulator's wire socket (vppcfg-sim --wire-socket): the device under test is
+    # the simulator then, which decides what is forwarded (see vppsim.py)
+    vpp_sim: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.capacity_pps, tuple | list):
@@ -67,6 +70,10 @@ class EmuConfig:
             raise ValueError("loss ramp width and max must be fractions between 0 and 1")
         if self.stats_tick < 0:
             raise ValueError("stats_tick must not be negative")
+        if self.vpp_sim and (any(c is not None for c in self.capacity_pps)
+                             or self.loss_ramp_max):
+            raise ValueError("with the VPP simulator as the device its capacity applies "
+                             "(vppcfg-sim --capacity-pps): drop --capacity-pps/--loss-ramp")
 
     def capacity(self, tx_port: int) -> float | None:
         """Capacity of the direction that starts at `tx_port` (pairs 0↔1, 2↔3, ...)."""

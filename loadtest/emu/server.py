@@ -92,6 +92,8 @@ class TrexEmulator:
         self._stop.set()
 
     def close(self) -> None:
+        if self.state.vpp is not None:
+            self.state.vpp.close()
         for sock in (self.rep, self.pub):
             if not sock.closed:
                 sock.close(linger=0)

@@ -19,6 +19,7 @@ from typing import Any
 from . import stats
 from .config import EmuConfig
 from .traffic import Counts, LatencyAcc, PortTraffic, Stream, multiplier_for
+from .vppsim import VppSimLink
 from .wire import Params, RpcError, bad_param, exec_failed
 
 API_NAME, API_MAJOR, API_MINOR = "STL", 5, 1
@@ -140,6 +141,11 @@ class TrexState:
         self.api_h = random_token(self.rng)
         self.speed_bps = cfg.speed_gbps * 1e9
         self.ports = [Port(i, PortTraffic(i, cfg)) for i in range(cfg.port_count)]
+        self.vpp: VppSimLink | None = None
+        if cfg.vpp_sim:
+            self.vpp = VppSimLink(cfg.vpp_sim, cfg.port_count)
+            for port in self.ports:
+                port.traffic.link = self.vpp.offer
         self.sessions: dict[int, Session] = {}
         self.pg_ver: dict[int, int] = {}
         self.pg_lat: dict[int, LatencyAcc] = {}
@@ -194,6 +200,9 @@ class TrexState:
                 self.emit(EV_PROFILE_FINISHED_TX, {"port_id": port.port_id,
                                                    "profile_id": port.profile})
                 self.emit(EV_PORT_JOB_DONE, {"port_id": port.port_id})
+        if self.vpp is not None:
+            self.vpp.report(now, {p.port_id: p.traffic.totals(p.traffic.counts_at(now))
+                                  for p in self.ports if p.traffic.frame_len})
 
     def _finish_time(self, port: Port) -> float:
         """The end is reported when the last packet has gone, like the real server (10 kpps

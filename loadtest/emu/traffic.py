@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import math
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .config import EmuConfig
@@ -206,6 +207,9 @@ class PortTraffic:
         self.rx_pps, self.rx_bps = Ewma(), Ewma()  # of the traffic this port sends (seen at peer)
         self.cpu = Ewma()
         self.rate_second = 0  # last whole emulated second folded into the EWMAs
+        # the device when it is the VPP simulator (vppsim.VppSimLink.offer): asked at each
+        # segment for (forwarded fraction, load); None, or an answer of None: our own model
+        self.link: Callable[..., tuple[float, float] | None] | None = None
 
     # -- running -------------------------------------------------------------------------
     def start(self, t: float, streams: list[Stream], mult: float, duration: float,
@@ -247,6 +251,11 @@ class PortTraffic:
             t_end = math.inf
         offered = sum(tx_pps.values())
         fwd, lat = self._device(offered)
+        if self.link is not None:
+            # the simulator counts up to t under the old offer, then takes the new one
+            answer = self.link(self.port_id, t, self.totals(self.counts_at(t)), streams, tx_pps)
+            if answer is not None:
+                fwd, lat = answer[0], self._latency(answer[1])
         self.segments.append(Segment(t, t_end, list(streams), tx_pps, fwd, now, caps, lat,
                                      scale, extra, flow_rx=flow_rx))
         return t_end
@@ -271,9 +280,14 @@ class PortTraffic:
         width = self.cfg.loss_ramp_width
         if width > 0 and load > 1.0 - width:
             fwd *= 1.0 - self.cfg.loss_ramp_max * min(1.0, (load - (1.0 - width)) / width)
+        return fwd, self._latency(load)
+
+    def _latency(self, load: float) -> float:
+        """Mean latency at `load` (offered / capacity): queues fill as it nears 1."""
+        base = self.cfg.latency_us
         if load > 1.0:
-            return fwd, base + self.cfg.overload_latency_us
-        return fwd, base + self.cfg.latency_load_us * load**8
+            return base + self.cfg.overload_latency_us
+        return base + self.cfg.latency_load_us * load**8
 
     # -- reading -------------------------------------------------------------------------
     def counts_at(self, t: float) -> Counts:

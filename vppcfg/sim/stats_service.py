@@ -74,6 +74,7 @@ class StatsService:
         self.wire_path = wire_socket
         self.wire_ports = wire_ports or self._first_phys()
         self._wire: socket.socket | None = None
+        self._clients: set[socket.socket] = set()
         self._dirty = True
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -107,6 +108,9 @@ class StatsService:
             self._wire.close()
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.wire_path or "")
+        for conn in list(self._clients):  # the emulators on the wire see it go
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
         for thread in self._threads:
             thread.join(2.0)
         self.segment.close()
@@ -154,12 +158,18 @@ class StatsService:
             self._spawn(self._serve_wire, "vppcfg-sim-wire-client", conn)
 
     def _serve_wire(self, conn: socket.socket) -> None:
-        with conn, conn.makefile("rwb") as stream:
-            for line in stream:
-                if len(line) > MAX_LINE:
-                    break
-                stream.write(json.dumps(self.answer(line)).encode() + b"\n")
-                stream.flush()
+        self._clients.add(conn)
+        try:
+            with conn, conn.makefile("rwb") as stream:
+                for line in stream:
+                    if len(line) > MAX_LINE or self._stop.is_set():
+                        break
+                    stream.write(json.dumps(self.answer(line)).encode() + b"\n")
+                    stream.flush()
+        except OSError as err:
+            log.debug("wire client went away: %s", err)
+        finally:
+            self._clients.discard(conn)
 
     def answer(self, line: bytes) -> dict[str, Any]:
         """One wire request -> its answer (errors answered, not raised)."""
