@@ -218,17 +218,23 @@ def _dut(args: argparse.Namespace, run_vars: dict):
     run goes on without it); its socket and port mapping go into the run's vars."""
     if not args.dut_stats:
         return None
-    from loadtest.dut import DutMonitor, RunDut, parse_dut_ports
+    from loadtest.dut import DutMonitor, RunDut
 
-    try:
-        ports = parse_dut_ports(args.dut_ports, list(args.ports))
-    except ValueError as err:
-        raise UsageError(f"--dut-ports: {err}") from None
-    monitor = DutMonitor(args.dut_stats, ports)
+    monitor = DutMonitor(args.dut_stats, _dut_ports(args))
     monitor.open(list(args.ports))
     run_vars["dut_stats"] = args.dut_stats
     run_vars["dut_ports"] = {str(p): n for p, n in (monitor.ports or {}).items()} or None
     return RunDut(monitor, directions(tuple(args.ports), args.bidirectional))
+
+
+def _dut_ports(args: argparse.Namespace) -> dict[int, str] | None:
+    """--dut-ports checked before anything connects."""
+    from loadtest.dut import parse_dut_ports
+
+    try:
+        return parse_dut_ports(args.dut_ports, list(args.ports))
+    except ValueError as err:
+        raise UsageError(f"--dut-ports: {err}") from None
 
 
 def _status(result: dict) -> int:
@@ -247,6 +253,7 @@ def cmd_ramp(args: argparse.Namespace) -> int:
     from loadtest.ramp import RampPlan, RampRun, summary_lines
 
     spec = traffic_spec(args)
+    _dut_ports(args)
     _check_positive(sample_interval=args.sample_interval, duration=args.duration,
                     stats_tick=args.stats_tick)
     if args.sample_interval < args.stats_tick:
@@ -279,6 +286,7 @@ def cmd_ndr(args: argparse.Namespace) -> int:
     from loadtest.ndr import NdrPlan, run_ndr, summary_lines
 
     spec = traffic_spec(args)
+    _dut_ports(args)
     _check_positive(trial_duration=args.trial_duration, initial_duration=args.initial_duration,
                     precision=args.precision, stats_tick=args.stats_tick,
                     max_search_time=args.max_search_time)
