@@ -4,6 +4,7 @@ never a traceback, through the real `vppcfg check` command line."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -48,20 +49,38 @@ def test_corpus_file_as_json(name: str, capsys: pytest.CaptureFixture[str]) -> N
     assert code == 1 and result["valid"] is False and result["exit_code"] == 1
     assert result["problems"], result
     for problem in result["problems"]:
-        assert set(problem) == {"file", "line", "column", "path", "message"}
+        assert set(problem) == {"file", "line", "column", "path", "message", "rule"}
         assert problem["message"]
 
 
-def test_ten_megabyte_file_is_refused_unread(
+def test_a_file_above_the_limit_is_refused_unread(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     big = tmp_path / "big.yaml"
-    line = b"# " + b"x" * 98 + b"\n"
-    big.write_bytes(b"loopbacks:\n" + line * (10 * 1024 * 1024 // len(line)))
+    big.write_bytes(b"loopbacks:\n")
+    os.truncate(big, MAX_BYTES + 1)  # sparse: never read, refused by its size
     code, output = run_check(capsys, str(big))
     assert code == 2
-    assert "limited to 4 MiB" in output and "Traceback" not in output
-    assert MAX_BYTES == 4 * 1024 * 1024
+    assert "limited to 64 MiB (raise the limit with the environment variable " \
+        "VPPCFG_MAX_CONFIG_MB=<MiB>)" in output and "Traceback" not in output
+    assert MAX_BYTES == 64 * 1024 * 1024
+
+
+def test_the_limit_can_be_raised_or_lowered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 12 MB: the size of a config of about 100,000 objects, accepted by default
+    big = tmp_path / "big.yaml"
+    line = b"# " + b"x" * 98 + b"\n"
+    big.write_bytes(b"interfaces: {}\n" + line * (12 * 1000 * 1000 // len(line)))
+    code, output = run_check(capsys, str(big))
+    assert code == 0, output
+    monkeypatch.setenv("VPPCFG_MAX_CONFIG_MB", "8")
+    code, output = run_check(capsys, str(big))
+    assert code == 2 and "configs are limited to 8 MiB" in output
+    monkeypatch.setenv("VPPCFG_MAX_CONFIG_MB", "lots")
+    code, output = run_check(capsys, str(big))
+    assert code == 2 and "VPPCFG_MAX_CONFIG_MB='lots' is not a positive whole number" in output
 
 
 def test_unreadable_file_is_an_io_error() -> None:

@@ -104,6 +104,10 @@ interfaces:
   GigabitEthernet1/0/0: {mtu: 3000}
   GigabitEthernet1/0/1: {mtu: 3000}
   GigabitEthernet2/0/0: {}
+  BondEthernet1: {}
+  BondEthernet2: {}
+  BondEthernet3: {}
+  BondEthernet4: {}
   BondEthernet0:
     mtu: 3000
     sub-interfaces:
@@ -223,7 +227,7 @@ interfaces:
 loopbacks:
   loop0: {lcp: loop0, mac: 02:00:00:00:00:10, mpls: true, addresses: [192.0.2.1/32]}
   loop1: {lcp: loop1, mtu: 9000}
-  loop16383: {}
+  loop4095: {}
 """,
 }
 

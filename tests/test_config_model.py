@@ -47,7 +47,9 @@ taps:
     host: {name: vpp-tap, mtu: 9000}
 vxlan_tunnels:
   vxlan_tunnel3: {local: 192.0.2.1, remote: 192.0.2.2, vni: 3}
-"""
+""",
+        # bonds without an `interfaces` entry (the language wants one) take the defaults
+        allow=["bond-interface"],
     )
     phy = dp.interfaces["GigabitEthernet3/0/0"]
     assert (phy.kind, phy.state, phy.mac, phy.mtu) == (InterfaceKind.PHY, "up", None, 9000)
@@ -80,6 +82,7 @@ interfaces:
     mac: 02-AA-BB-CC-DD-EE
   GigabitEthernet3/0/2: {}
   GigabitEthernet3/0/3: {}
+  BondEthernet0: {}
 loopbacks:
   loop0:
     mac: 10:20:30:40:50:59

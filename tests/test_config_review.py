@@ -66,7 +66,8 @@ def test_implicit_vlan_above_4095_is_refused() -> None:
 def test_large_sub_id_with_explicit_encapsulation_is_fine() -> None:
     dp = config.loads(
         "interfaces:\n  GigabitEthernet3/0/0:\n    sub-interfaces:\n"
-        "      4095: {}\n      5000: {encapsulation: {dot1q: 500, exact-match: true}}\n"
+        "      4095: {description: implied tag}\n"
+        "      5000: {encapsulation: {dot1q: 500, exact-match: true}}\n"
     )
     assert dp.interfaces["GigabitEthernet3/0/0.4095"].encapsulation == Encapsulation(dot1q=4095)
     assert dp.interfaces["GigabitEthernet3/0/0.5000"].encapsulation.dot1q == 500
@@ -88,7 +89,7 @@ def test_bond_member_may_repeat_the_bond_mac() -> None:
     # What `vppcfg dump` writes for a live bond: members show the bond's MAC.
     dp = config.loads(
         BOND % ", mac: 02:00:00:00:00:02"
-        + "interfaces:\n  GigabitEthernet3/0/0: {mac: 0200.0000.0002}\n"
+        + "interfaces:\n  GigabitEthernet3/0/0: {mac: 0200.0000.0002}\n  BondEthernet0: {}\n"
     )
     assert dp.interfaces["GigabitEthernet3/0/0"].mac == dp.bonds["BondEthernet0"].mac
 

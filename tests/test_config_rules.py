@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from vppcfg import config
+from vppcfg.config import verdicts
 from vppcfg.model import FrozenDict
 
 PHYS = "".join(f"  GigabitEthernet3/0/{i}: {{}}\n" for i in range(4))
@@ -157,60 +158,160 @@ INVALID = {
 }
 
 
-# Likely mistakes that VPP accepts: warned about, not refused, so that a dump of
-# a VPP holding them checks (tests/test_real_dump.py).
-WARNED = {
+# States VPP accepts but the vppcfg language refuses (vppcfg.config.verdicts):
+# refused by default, as IPng's vppcfg does; each becomes a warning when its
+# rule is allowed (--allow RULE or the file's `vppcfg: {allow: [...]}`), so
+# that an operator can run it knowingly and a dump of such a VPP checks.
+# case: (config, rule, what the message says)
+REFUSED = {
     "l2xc mtu": (
         "interfaces:\n  GigabitEthernet3/0/0: {l2xc: GigabitEthernet3/0/1}\n"
         "  GigabitEthernet3/0/1: {mtu: 9000, l2xc: GigabitEthernet3/0/0}\n",
-        "l2xc target GigabitEthernet3/0/1 has MTU 9000, not 1500",
+        "l2xc-mtu", "l2xc target GigabitEthernet3/0/1 has MTU 9000, not 1500",
     ),
     "bond member mtu": (
-        "interfaces:\n  GigabitEthernet3/0/0: {mtu: 9000}\n"
+        "interfaces:\n  GigabitEthernet3/0/0: {mtu: 9000}\n  BondEthernet0: {}\n"
         "bondethernets:\n  BondEthernet0: {interfaces: [GigabitEthernet3/0/0]}\n",
-        "member GigabitEthernet3/0/0 has MTU 9000, the bond has 1500",
+        "bond-member-mtu", "member GigabitEthernet3/0/0 has MTU 9000, the bond has 1500",
+    ),
+    "bond without an interface entry": (
+        "bondethernets:\n  BondEthernet0: {}\n",
+        "bond-interface", "BondEthernet0 has no entry under 'interfaces'",
     ),
     "unnumbered chain": (
         "loopbacks:\n  loop0: {addresses: [192.0.2.1/32]}\n  loop1: {unnumbered: loop0}\n"
         "  loop2: {unnumbered: loop1}\n",
-        "unnumbered target loop1 is itself unnumbered",
+        "unnumbered-chain", "unnumbered target loop1 is itself unnumbered",
     ),
     "qinq mtu above middle": (
         "interfaces:\n  GigabitEthernet3/0/0:\n    mtu: 9000\n    sub-interfaces:\n"
         "      100: {mtu: 1500}\n"
         "      101: {mtu: 2000, encapsulation: {dot1q: 100, inner-dot1q: 5}}\n",
-        "MTU 2000 is higher than GigabitEthernet3/0/0.100 MTU 1500",
+        "sub-mtu", "MTU 2000 is higher than GigabitEthernet3/0/0.100 MTU 1500",
     ),
     "address on bridge member": (
         "interfaces:\n  GigabitEthernet3/0/0: {addresses: [192.0.2.1/24]}\n"
         "bridgedomains:\n  bd1: {interfaces: [GigabitEthernet3/0/0]}\n",
-        "is a member of bridge bd1 and has addresses, unusual for an L2 interface",
+        "l2-address", "is a member of bridge bd1 (L2) and has addresses",
     ),
-    "bond member with l3": (
-        "interfaces:\n  GigabitEthernet3/0/0: {lcp: e0, addresses: [192.0.2.1/24]}\n"
+    "lcp on bridge member": (
+        "interfaces:\n  GigabitEthernet3/0/0: {lcp: e0}\n"
+        "bridgedomains:\n  bd1: {interfaces: [GigabitEthernet3/0/0]}\n",
+        "l2-lcp", "is a member of bridge bd1 (L2) and has an lcp",
+    ),
+    "bond member with addresses": (
+        "interfaces:\n  GigabitEthernet3/0/0: {addresses: [192.0.2.1/24]}\n  BondEthernet0: {}\n"
         "bondethernets:\n  BondEthernet0: {interfaces: [GigabitEthernet3/0/0]}\n",
-        "member GigabitEthernet3/0/0 has addresses, an lcp, unusual for a bond member",
+        "bond-member-address", "member GigabitEthernet3/0/0 has addresses",
+    ),
+    "bond member with an lcp": (
+        "interfaces:\n  GigabitEthernet3/0/0: {lcp: e0}\n  BondEthernet0: {}\n"
+        "bondethernets:\n  BondEthernet0: {interfaces: [GigabitEthernet3/0/0]}\n",
+        "bond-member-lcp", "member GigabitEthernet3/0/0 has an lcp",
+    ),
+    "bond member with subs": (
+        "interfaces:\n  GigabitEthernet3/0/0:\n    sub-interfaces:\n      100: {mtu: 1500}\n"
+        "  BondEthernet0: {}\n"
+        "bondethernets:\n  BondEthernet0: {interfaces: [GigabitEthernet3/0/0]}\n",
+        "bond-member-sub-interfaces", "member GigabitEthernet3/0/0 has sub-interfaces",
     ),
     "l2xc source has lcp": (
         "interfaces:\n  GigabitEthernet3/0/0: {l2xc: GigabitEthernet3/0/1, lcp: e0}\n"
         "  GigabitEthernet3/0/1: {}\n",
-        "is an l2xc source and has an lcp",
+        "l2-lcp", "is an l2xc source (L2) and has an lcp",
     ),
     "l2xc target has address": (
         "interfaces:\n  GigabitEthernet3/0/0: {l2xc: GigabitEthernet3/0/1}\n"
         "  GigabitEthernet3/0/1: {addresses: [192.0.2.1/24]}\n",
-        "is the l2xc target of GigabitEthernet3/0/0 and has addresses",
+        "l2-address", "is the l2xc target of GigabitEthernet3/0/0 (L2) and has addresses",
     ),
     "l2xc target twice": (
         "interfaces:\n  GigabitEthernet3/0/0: {l2xc: GigabitEthernet3/0/2}\n"
         "  GigabitEthernet3/0/1: {l2xc: GigabitEthernet3/0/2}\n  GigabitEthernet3/0/2: {}\n",
-        "is also the target of GigabitEthernet3/0/1",
+        "l2xc-target-shared", "is also the target of GigabitEthernet3/0/1",
+    ),
+    "l2xc target in a bridge": (
+        "interfaces:\n  GigabitEthernet3/0/0: {l2xc: GigabitEthernet3/0/1}\n"
+        "  GigabitEthernet3/0/1: {}\n"
+        "bridgedomains:\n  bd1: {interfaces: [GigabitEthernet3/0/1]}\n",
+        "l2xc-target-bridged", "l2xc target GigabitEthernet3/0/1 is a member of bridge bd1",
     ),
     "l2xc with subs": (
         "interfaces:\n  GigabitEthernet3/0/0:\n    l2xc: GigabitEthernet3/0/1\n"
-        "    sub-interfaces:\n      100: {}\n  GigabitEthernet3/0/1: {}\n",
-        "has an l2xc and sub-interfaces, which is unusual",
+        "    sub-interfaces:\n      100: {mtu: 1500}\n  GigabitEthernet3/0/1: {}\n",
+        "l2xc-sub-interfaces", "has an l2xc, which takes all its frames, and sub-interfaces",
     ),
+    "ports without tcp or udp": (
+        "acls:\n  a: {terms: [{action: permit, source-port: 80}]}\n"
+        "interfaces:\n  GigabitEthernet3/0/0: {acls: {input: a}}\n",
+        "acl-ports", "ports apply only to protocol tcp or udp",
+    ),
+    "icmp type without icmp": (
+        "acls:\n  a: {terms: [{action: permit, protocol: tcp, icmp-type: 3}]}\n",
+        "acl-icmp", "icmp-type/code apply only to protocol icmp or ipv6-icmp",
+    ),
+    "tap with address": (
+        "taps:\n  tap0: {host: {name: vpp0}}\ninterfaces:\n  tap0: {addresses: [192.0.2.1/24]}\n",
+        "tap-address", "a tap's addresses belong on its host side",
+    ),
+    "tap with lcp": (
+        "taps:\n  tap0: {host: {name: vpp0}}\ninterfaces:\n  tap0: {lcp: t0}\n",
+        "tap-lcp", "an lcp on a tap",
+    ),
+    "tap mtu not its host mtu": (
+        "taps:\n  tap0: {host: {name: t0, mtu: 9000}}\ninterfaces:\n  tap0: {mtu: 1500}\n",
+        "tap-mtu", "MTU 1500 differs from the tap's host MTU 9000",
+    ),
+    "sub mtu above parent": (
+        "interfaces:\n  GigabitEthernet3/0/0:\n    sub-interfaces:\n      100: {mtu: 9000}\n",
+        "sub-mtu", "MTU 9000 is higher than parent GigabitEthernet3/0/0 MTU 1500",
+    ),
+    "sub up under a parent down": (
+        "interfaces:\n  GigabitEthernet3/0/0:\n    state: down\n    sub-interfaces:\n"
+        "      100: {description: up}\n",
+        "sub-up-parent-down", "is up while its parent GigabitEthernet3/0/0 is down",
+    ),
+    "empty sub-interface": (
+        "interfaces:\n  GigabitEthernet3/0/0:\n    sub-interfaces:\n      100: {}\n",
+        "sub-empty", "has no settings at all",
+    ),
+    "empty sub-interface, null": (
+        "interfaces:\n  GigabitEthernet3/0/0:\n    sub-interfaces:\n      100:\n",
+        "sub-empty", "has no settings at all",
+    ),
+    "mtu below the language's": (
+        "interfaces:\n  GigabitEthernet3/0/0: {mtu: 127}\n",
+        "mtu-range", "MTU 127 is outside the language's 128-9216",
+    ),
+    "mtu above the language's": (
+        "loopbacks:\n  loop0: {mtu: 9217}\n",
+        "mtu-range", "MTU 9217 is outside the language's 128-9216",
+    ),
+    "bridge mtu above the language's": (
+        "bridgedomains:\n  bd1: {mtu: 9600}\n",
+        "mtu-range", "MTU 9600 is outside",
+    ),
+    "tap host mtu above the language's": (
+        "taps:\n  tap0: {host: {name: t0, mtu: 65000}}\n",
+        "mtu-range", "MTU 65000 is outside",
+    ),
+    "loopback instance": (
+        "loopbacks:\n  loop4096: {}\n",
+        "loopback-instance", "instance 4096 is above the language's highest, loop4095",
+    ),
+    "tap instance": (
+        "taps:\n  tap1025: {host: {name: t0}}\n",
+        "tap-instance", "instance 1025 is above the language's highest, tap1024",
+    ),
+    "bridge-domain instance": (
+        "bridgedomains:\n  bd65536: {}\n",
+        "bridgedomain-instance", "instance 65536 is above the language's highest, bd65535",
+    ),
+}
+
+# Likely mistakes that VPP accepts and the language does not refuse either:
+# warnings, never errors.
+WARNED = {
     "mpls on bridge member": (
         "interfaces:\n  GigabitEthernet3/0/0: {mpls: true}\n"
         "bridgedomains:\n  bd1: {interfaces: [GigabitEthernet3/0/0]}\n",
@@ -220,24 +321,59 @@ WARNED = {
         "acls:\n  a: {terms: [{action: permit, family: ipv6, protocol: icmp}]}\n",
         "use ipv6-icmp for IPv6",
     ),
-    "ports without tcp or udp": (
-        "acls:\n  a: {terms: [{action: permit, source-port: 80}]}\n"
-        "interfaces:\n  GigabitEthernet3/0/0: {acls: {input: a}}\n",
-        "ports apply only to protocol tcp or udp",
-    ),
-    "tap with address": (
-        "taps:\n  tap0: {host: {name: vpp0}}\ninterfaces:\n  tap0: {addresses: [192.0.2.1/24]}\n",
-        "addresses on a tap are unusual",
-    ),
-    "tap mtu not its host mtu": (
-        "taps:\n  tap0: {host: {name: t0, mtu: 9000}}\ninterfaces:\n  tap0: {mtu: 1500}\n",
-        "MTU 1500 must equal the tap's host MTU 9000",
-    ),
-    "sub mtu above parent": (
-        "interfaces:\n  GigabitEthernet3/0/0:\n    sub-interfaces:\n      100: {mtu: 9000}\n",
-        "MTU 9000 is higher than parent GigabitEthernet3/0/0 MTU 1500",
+    "l2xc target a bvi": (
+        "interfaces:\n  GigabitEthernet3/0/0: {l2xc: loop1}\n"
+        "loopbacks:\n  loop1: {}\nbridgedomains:\n  bd1: {bvi: loop1}\n",
+        "l2xc target loop1 is the BVI of bd1",
     ),
 }
+
+
+def test_every_rule_has_a_case() -> None:
+    assert {rule for _, rule, _ in REFUSED.values()} == set(verdicts.RULES)
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_language_rule_refuses_by_default(case: str) -> None:
+    text, rule, fragment = REFUSED[case]
+    with pytest.raises(config.ConfigError) as caught:
+        config.check_text(text, "case.yaml")
+    mine = [p for p in caught.value.problems if p.rule == rule]
+    assert mine, caught.value.problems
+    for problem in mine:
+        assert problem.file == "case.yaml" and problem.line > 0 and problem.column > 0
+        assert problem.path and f"(or allow it: --allow {rule})" in problem.message
+    assert any(fragment in p.message for p in mine), mine
+    # why, then what to write instead: a message longer than the finding alone
+    assert all("; " in p.message for p in mine)
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_an_allowed_rule_warns(case: str) -> None:
+    text, rule, fragment = REFUSED[case]
+    _, warnings = config.check_text(text, "case.yaml", allow=[rule])
+    mine = [w for w in warnings if w.rule == rule]
+    assert any(fragment in w.message for w in mine), warnings
+    assert all(f"(allowed: {rule})" in w.message and w.line > 0 for w in mine)
+    # the file can say the same
+    _, in_file = config.check_text(f"vppcfg:\n  allow: [{rule}]\n{text}", "case.yaml")
+    assert [w.message for w in in_file] == [w.message for w in warnings]
+
+
+def test_allowing_one_rule_leaves_the_others_refused() -> None:
+    text = REFUSED["bond member with addresses"][0].replace("{addresses", "{lcp: e0, addresses")
+    with pytest.raises(config.ConfigError) as caught:
+        config.check_text(text, "x.yaml", allow=["bond-member-address"])
+    assert [p.rule for p in caught.value.problems] == ["bond-member-lcp"]
+
+
+def test_an_unknown_rule_in_the_file_is_refused_where_it_is_written() -> None:
+    text = "vppcfg:\n  allow: [l2-address, no-such-rule]\ninterfaces: {}\n"
+    with pytest.raises(config.ConfigError) as caught:
+        config.check_text(text, "x.yaml")
+    [problem] = caught.value.problems
+    assert (problem.line, problem.path) == (2, "vppcfg.allow[1]")
+    assert "'no-such-rule' is not a rule name" in problem.message
 
 
 @pytest.mark.parametrize("case", sorted(WARNED))
@@ -253,12 +389,38 @@ def test_check_prints_warnings_and_exits_zero(tmp_path, capsys) -> None:
     from vppcfg.cli import main
 
     path = tmp_path / "warn.yaml"
-    path.write_text(WARNED["l2xc mtu"][0])
-    assert main(["check", str(path)]) == 0
+    path.write_text(REFUSED["l2xc mtu"][0])
+    assert main(["check", str(path)]) == 1
+    assert "(or allow it: --allow l2xc-mtu)" in capsys.readouterr().err
+    assert main(["check", "--allow", "l2xc-mtu", str(path)]) == 0
     out = capsys.readouterr()
     assert "warn.yaml: valid" in out.out
     assert f"{path}:3:" in out.err and "warning: l2xc target GigabitEthernet3/0/0 has MTU 1500" \
         in out.err
+    assert main(["check", "--strict", "--allow", "l2xc-mtu", str(path)]) == 1
+    assert "warn.yaml: invalid, 2 problems" in capsys.readouterr().err
+
+
+def test_list_rules_and_help_name_every_rule(capsys) -> None:
+    from vppcfg.cli import main
+
+    assert main(["check", "--list-rules"]) == 0
+    listed = capsys.readouterr().out
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    helped = capsys.readouterr().out
+    for rule, what in verdicts.RULES.items():
+        assert rule in listed and what in listed
+        assert rule in helped
+
+
+def test_an_unknown_allow_is_a_usage_error(capsys) -> None:
+    from vppcfg.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["check", "--allow", "no-such-rule", "x.yaml"])
+    assert done.value.code == 2
+    assert "no rule 'no-such-rule'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("case", sorted(INVALID))
@@ -287,6 +449,7 @@ VALID = {
     ),
     "bond of non-dpdk ports": (
         "interfaces:\n  host-eth0: {}\n  virtio-0/0/10/0: {}\n"
+        "  BondEthernet0: {}\n"
         "bondethernets:\n  BondEthernet0: {interfaces: [host-eth0, virtio-0/0/10/0]}\n"
     ),
     "qinad with lcp chain": (
@@ -306,7 +469,9 @@ def test_rule_accepts(case: str) -> None:
 @pytest.mark.parametrize(
     ("section", "name", "body", "ok"),
     [
-        ("loopbacks", "loop16383", "{}", True),  # VPP's LOOPBACK_MAX_INSTANCE 16384
+        # VPP's limits are the names' (loop16383: LOOPBACK_MAX_INSTANCE 16384, tap8192:
+        # TAP_MAX_INSTANCE); the language's narrower ones are rules, allowed here
+        ("loopbacks", "loop16383", "{}", True),
         ("loopbacks", "loop16384", "{}", False),
         ("loopbacks", "loop01", "{}", False),
         ("taps", "tap8192", "{host: {name: h}}", True),  # VPP's TAP_MAX_INSTANCE
@@ -332,8 +497,10 @@ def test_rule_accepts(case: str) -> None:
 )
 def test_instance_ranges(section: str, name: str, body: str, ok: bool) -> None:
     text = f"{section}:\n  {name}: {body}\n"
+    if section == "bondethernets":
+        text += f"interfaces:\n  {name}: {{}}\n"
     if ok:
-        config.loads(text)
+        config.loads(text, allow=verdicts.RULES)
     else:
         with pytest.raises(config.ConfigError, match="is not a valid name here"):
             config.loads(text)
@@ -352,3 +519,25 @@ def test_a_bridge_without_an_mtu_takes_members_of_any_mtu() -> None:
     live = dp.bridge_domains["bd1"]
     mixed = replace(dp, bridge_domains=FrozenDict({"bd1": replace(live, mtu=9216)}))
     assert "mtu" not in config.to_dict(mixed)["bridgedomains"]["bd1"]
+
+
+# What the emitter (and so `vppcfg dump`) writes for a model that breaks a
+# rule: the state as it is plus the allow section, or, where the language has
+# a spelling that keeps the meaning, that spelling instead.
+SPELLED_OUT = {"sub-empty": "encapsulation:", "bond-interface": "  BondEthernet0: {}"}
+
+
+@pytest.mark.parametrize("case", sorted(REFUSED))
+def test_a_model_holding_a_refused_state_is_written_so_that_it_checks(case: str) -> None:
+    text, rule, _ = REFUSED[case]
+    dp = config.loads(text, allow=[rule])
+    written = config.to_yaml(dp)
+    back, warnings = config.check_text(written, "dump.yaml")  # no --allow: the file says it
+    assert back == dp
+    if rule in SPELLED_OUT:
+        assert "vppcfg:" not in written and SPELLED_OUT[rule] in written
+        assert not [w for w in warnings if w.rule]
+    else:
+        assert written.startswith("# This dataplane holds states that the vppcfg language")
+        assert config.to_dict(dp)["vppcfg"] == {"allow": [rule]}
+        assert {w.rule for w in warnings if w.rule} == {rule}

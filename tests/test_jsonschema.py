@@ -74,7 +74,7 @@ def test_schema_is_draft_2020_12(validator: Any) -> None:
     assert validator.schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     # Every yamale include has its definition, every section its property.
     assert set(schema.compiled().includes) <= set(validator.schema["$defs"])
-    assert set(validator.schema["properties"]) == {*schema.SECTIONS, "sflow"}
+    assert set(validator.schema["properties"]) == {*schema.SECTIONS, *schema.SINGLE}
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
@@ -105,6 +105,7 @@ def test_corpus_agrees_with_the_structure_check(path: Path, validator: Any) -> N
 
 # Values each custom type must judge as the yamale type does.
 SAMPLES: dict[str, list[Any]] = {
+    "rulename": ["l2-address", "sub-mtu", "no-such-rule", "L2-ADDRESS", "", 5],
     "ifname": ["GigabitEthernet3/0/0", "TenGigabitEthernet3b/0/1", "loop0", "loop1x",
                "BondEthernet0.100", "BondEthernet0.0", "host-eth0", "tap1.5", "rdma-enp1s0f0",
                "vxlan_tunnel7", "Gig3/0/0", "GigabitEthernet3/0/0;reboot", "", 5],

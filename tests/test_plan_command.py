@@ -54,7 +54,9 @@ def test_json_output_to_file(config_file: Path, tmp_path: Path,
     out_file = tmp_path / "plan.json"
     assert main(["plan", "-c", str(config_file), "--novpp", "--format", "json",
                  "-o", str(out_file)]) == 0
-    ops = json.loads(out_file.read_text(encoding="utf-8"))
+    doc = json.loads(out_file.read_text(encoding="utf-8"))
+    assert doc["warnings"] == []
+    ops = doc["operations"]
     assert {"obj": "loopback", "action": "create", "key": "interfaces/loop0",
             "params": {"name": "loop0", "instance": 0}, "reason": ""} in ops
     err = capsys.readouterr().err

@@ -16,6 +16,12 @@ import time
 from typing import Any
 
 from vppcfg.apply.paths import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
+from vppcfg.commands.allow import (
+    add_allow_option,
+    add_strict_option,
+    show_warnings,
+    strict_refusal,
+)
 from vppcfg.commands.common import add_vpp_options
 from vppcfg.commands.plan import (
     NEEDS_ATTENTION,
@@ -37,6 +43,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--dry-run", action="store_true",
                         help="print the VPP CLI that would be run; change nothing")
     add_detailed_exitcode(parser)
+    add_allow_option(parser)
+    add_strict_option(parser)
     parser.add_argument("--confirm", type=_positive, metavar="SECONDS",
                         help="roll back after SECONDS unless `vppcfg confirm` runs first")
     _add_state_options(parser)
@@ -73,12 +81,17 @@ def _err(text: str) -> None:
     print(f"vppcfg apply: {text}", file=sys.stderr)
 
 
-def load_desired(path: str) -> tuple[Any, int]:
-    """(desired model, 0) or (None, exit code) with the problems printed."""
+def load_desired(path: str, args: argparse.Namespace | None = None) -> tuple[Any, int]:
+    """(desired model, 0) or (None, exit code) with the problems printed; the
+    warnings are shown (stderr, once) and, with --strict, refuse."""
     from vppcfg import config
 
     try:
-        return config.load(path), EXIT_OK
+        desired, warnings = config.check_file(path, getattr(args, "allow", ()))
+        show_warnings(warnings)
+        if strict_refusal(args, warnings, "vppcfg apply"):
+            return None, EXIT_FAILED
+        return desired, EXIT_OK
     except config.ConfigIOError as err:
         _err(str(err))
         return None, EXIT_USAGE
@@ -99,7 +112,7 @@ def run_apply(args: argparse.Namespace) -> int:
     if args.detailed_exitcode and not args.dry_run:
         _err("--detailed-exitcode needs --dry-run")
         return EXIT_USAGE
-    desired, code = load_desired(args.config)
+    desired, code = load_desired(args.config, args)
     if desired is None:
         return detailed_exit(args, code, 0)
     try:

@@ -1,9 +1,10 @@
 """`vppcfg check`: validate config files without touching VPP.
 
 Exit codes: 0 every file is valid, 1 a file is invalid, 2 usage or I/O error
-(missing file, a directory, not UTF-8, too big). Warnings (likely mistakes that
-VPP accepts, such as mismatched MTUs) are printed but leave a file valid: a
-dump of a VPP holding such a state must check.
+(missing file, a directory, not UTF-8, too big). The language's refusals of
+states VPP accepts (vppcfg.config.verdicts) are errors unless allowed (--allow
+RULE, or the file's `vppcfg: {allow: [...]}`); allowed ones, and other likely
+mistakes, are warnings: printed, the file stays valid (unless --strict).
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ import sys
 from typing import Any
 
 from vppcfg import config
+from vppcfg.commands.allow import add_allow_option, add_strict_option, rules_epilog
+from vppcfg.config import verdicts
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -22,6 +25,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="validate config files",
         description="Check vppcfg config files: YAML, structure and semantic rules. "
         "Every problem is reported as file:line:column: object.path: message.",
+        epilog=rules_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("files", nargs="*", metavar="FILE", help="config file(s) to check")
     parser.add_argument(
@@ -30,16 +35,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default text)"
     )
+    add_allow_option(parser)
+    add_strict_option(parser)
+    parser.add_argument("--list-rules", action="store_true",
+                        help="list the rule names --allow takes, and exit")
     parser.set_defaults(func=run, parser=parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.list_rules:
+        print(verdicts.listing())
+        return 0
     files = [*args.config, *args.files]
     if not files:
         args.parser.print_usage(sys.stderr)
         print("vppcfg check: error: give a config file (-c FILE or FILE)", file=sys.stderr)
         return 2
-    results = [_check(path) for path in files]
+    results = [_check(path, args.allow, args.strict) for path in files]
     if args.format == "json":
         print(json.dumps(results if len(results) > 1 else results[0], indent=2))
     else:
@@ -48,15 +60,15 @@ def run(args: argparse.Namespace) -> int:
     return max(result["exit_code"] for result in results)
 
 
-def _check(path: str) -> dict[str, Any]:
-    from vppcfg.config.loader import read_text
-
+def _check(path: str, allow: list[str], strict: bool) -> dict[str, Any]:
     try:
-        dp, warnings = config.check_text(read_text(path), path)
+        dp, warnings = config.check_file(path, allow)
     except config.ConfigIOError as err:
         return _result(path, 2, err.problems)
     except config.ConfigError as err:
         return _result(path, 1, err.problems)
+    if strict and warnings:  # --strict: the warnings are the problems
+        return _result(path, 1, warnings)
     summary = {
         "interfaces": len(dp.interfaces),
         "bridge_domains": len(dp.bridge_domains),

@@ -20,6 +20,12 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from vppcfg.commands.allow import (
+    add_allow_option,
+    add_strict_option,
+    show_warnings,
+    strict_refusal,
+)
 from vppcfg.commands.common import add_vpp_options, write_output
 from vppcfg.model import Dataplane, FrozenDict, Interface, InterfaceKind
 
@@ -47,6 +53,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--novpp", action="store_true",
                         help="do not contact VPP: plan against a fresh VPP with the config's PHYs")
     add_detailed_exitcode(parser)
+    add_allow_option(parser)
+    add_strict_option(parser)
     parser.add_argument("--timeout", type=float, default=5.0, help=argparse.SUPPRESS)
     add_vpp_options(parser)
     parser.set_defaults(func=run)
@@ -79,19 +87,25 @@ def fresh_dataplane(desired: Dataplane) -> Dataplane:
     return Dataplane(interfaces=FrozenDict(phys))
 
 
-def _load(path: str) -> tuple[Dataplane | None, int]:
-    """The checked config, or None and the exit code (problems on stderr, one a line)."""
+def _load(args: argparse.Namespace) -> tuple[Dataplane | None, list[Any], int]:
+    """The checked config and its warnings (shown on stderr, once), or None and
+    the exit code (problems on stderr, one a line; --strict: warnings refuse)."""
     from vppcfg import config
 
+    path = args.config
     try:
-        return config.load(path), 0
+        desired, warnings = config.check_file(path, args.allow)
     except config.ConfigError as err:
         for problem in err.problems:
             print(f"vppcfg plan: {problem}", file=sys.stderr)
-        return None, 2 if isinstance(err, config.ConfigIOError) else 1
+        return None, [], 2 if isinstance(err, config.ConfigIOError) else 1
     except OSError as err:
         print(f"vppcfg plan: cannot read {path}: {err.strerror or err}", file=sys.stderr)
-        return None, 2
+        return None, [], 2
+    show_warnings(warnings)
+    if strict_refusal(args, warnings, "vppcfg plan"):
+        return None, warnings, 1
+    return desired, warnings, 0
 
 
 def _live(args: argparse.Namespace
@@ -130,9 +144,9 @@ def preflight_warnings(ops: list[Operation], offer: Offer | None, config: str,
     return findings
 
 
-def _json(ops: list[Operation], findings: list[Finding]) -> str:
-    """The operations as JSON; an operation the preflight found lacking
-    carries "preflight": the findings that name it."""
+def _json(ops: list[Operation], findings: list[Finding], warnings: list[Any] = ()) -> str:
+    """The config's warnings and the operations as JSON; an operation the
+    preflight found lacking carries "preflight": the findings that name it."""
     from vppcfg.vpp.preflight import names_op
 
     out: list[dict[str, Any]] = []
@@ -142,7 +156,8 @@ def _json(ops: list[Operation], findings: list[Finding]) -> str:
         if lacking:
             item["preflight"] = lacking
         out.append(item)
-    return json.dumps(out, indent=2) + "\n"
+    doc = {"warnings": [w.as_dict() for w in warnings], "operations": out}
+    return json.dumps(doc, indent=2) + "\n"
 
 
 def _plan(args: argparse.Namespace) -> tuple[int, int]:
@@ -150,7 +165,7 @@ def _plan(args: argparse.Namespace) -> tuple[int, int]:
     from vppcfg.objects import RenderError, render_cli
     from vppcfg.planner import PlanError, plan, summary
 
-    desired, code = _load(args.config)
+    desired, warnings, code = _load(args)
     if desired is None:
         return code, 0
     offer = None
@@ -163,7 +178,10 @@ def _plan(args: argparse.Namespace) -> tuple[int, int]:
     try:
         ops = plan(desired, live)
         findings = preflight_warnings(ops, offer, args.config, desired)
-        text = _json(ops, findings) if args.format == "json" else render_cli(ops, acl_indexes)
+        if args.format == "json":
+            text = _json(ops, findings, warnings)
+        else:
+            text = render_cli(ops, acl_indexes)
     except (PlanError, RenderError) as err:
         print(f"vppcfg plan: {err}", file=sys.stderr)
         return 1, 0

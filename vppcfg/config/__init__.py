@@ -15,6 +15,7 @@ malformed object are left out (they would only echo the first problem).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from vppcfg.config.emit import to_dict, to_yaml
@@ -32,6 +33,7 @@ __all__ = [
     "ConfigError",
     "ConfigIOError",
     "Problem",
+    "check_file",
     "check_text",
     "load",
     "loads",
@@ -47,26 +49,47 @@ EMPTY = (
 )
 
 
-def load(path: str) -> Dataplane:
+def load(path: str, allow: Iterable[str] = ()) -> Dataplane:
     """Read and check a config file."""
     from vppcfg.config import loader
 
-    return loads(loader.read_text(path), filename=path)
+    return loads(loader.read_text(path), filename=path, allow=allow)
 
 
-def loads(text: str, filename: str = "<string>") -> Dataplane:
+def check_file(path: str, allow: Iterable[str] = ()) -> tuple[Dataplane, list[Problem]]:
+    """Read and check a config file: its model and warnings (as check_text)."""
+    from vppcfg.config import loader
+
+    return check_text(loader.read_text(path), path, allow)
+
+
+def loads(text: str, filename: str = "<string>", allow: Iterable[str] = ()) -> Dataplane:
     """Check config text and return its model."""
-    return check_text(text, filename)[0]
+    return check_text(text, filename, allow)[0]
 
 
-def check_text(text: str, filename: str = "<string>") -> tuple[Dataplane, list[Problem]]:
+def check_text(
+    text: str, filename: str = "<string>", allow: Iterable[str] = ()
+) -> tuple[Dataplane, list[Problem]]:
     """Check config text: its model and the warnings (likely mistakes that VPP
-    accepts, so that a dump of such a VPP still checks); raise ConfigError."""
+    accepts, and the language rules allowed by `allow` or the file's own
+    `vppcfg: {allow: [...]}`); raise ConfigError."""
     with gc_paused():  # parse, structure, build and rules: many objects, no cycles
-        return _check_text(text, filename)
+        return _check_text(text, filename, frozenset(allow))
 
 
-def _check_text(text: str, filename: str) -> tuple[Dataplane, list[Problem]]:
+def allowed_in(data: object) -> frozenset[str]:
+    """The rules a parsed file allows in its `vppcfg:` section."""
+    options = data.get("vppcfg") if isinstance(data, dict) else None
+    names = options.get("allow") if isinstance(options, dict) else None
+    if not isinstance(names, list):
+        return frozenset()
+    return frozenset(n for n in names if isinstance(n, str))
+
+
+def _check_text(
+    text: str, filename: str, allow: frozenset[str]
+) -> tuple[Dataplane, list[Problem]]:
     from vppcfg.config import loader, rules, schema
     from vppcfg.config.build import build
 
@@ -74,32 +97,37 @@ def _check_text(text: str, filename: str) -> tuple[Dataplane, list[Problem]]:
     if doc.empty:
         raise ConfigError([Problem(filename, 0, 0, "", EMPTY)])
     problems, broken = schema.check_detailed(doc)
+    allow = allow | allowed_in(doc.data)
     if problems:
-        problems += _semantics_of_the_rest(doc, broken)
+        problems += _semantics_of_the_rest(doc, broken, allow)
         raise ConfigError(sorted(problems, key=lambda p: (p.line, p.column)))
     built = build(doc.data)
-    problems, warnings = rules.run_all(built, doc)
+    problems, warnings = rules.run_all(built, doc, allow)
     if problems:
         raise ConfigError(problems)
     return built.dataplane, warnings
 
 
-def _semantics_of_the_rest(doc: Document, broken: set[Path]) -> list[Problem]:
+def _semantics_of_the_rest(
+    doc: Document, broken: set[Path], allow: frozenset[str]
+) -> list[Problem]:
     """Semantic problems among the well-formed objects of a file that also has
     malformed ones, leaving out any that mention a malformed object."""
     from vppcfg.config import loader, rules, schema
     from vppcfg.config.build import build
 
-    if any(len(key) < 2 and key != ("sflow",) for key in broken):
+    if any(len(key) < 2 and key[0] not in schema.SINGLE for key in broken if key):
         return []  # a whole section is unusable: every reference into it would echo that
+    if () in broken:
+        return []
     data = {}
     for section, body in doc.data.items():
-        if section == "sflow" and (section,) not in broken:
+        if section in schema.SINGLE and (section,) not in broken:
             data[section] = body
         elif section in schema.SECTIONS and (section,) not in broken:
             data[section] = {k: v for k, v in body.items() if (section, k) not in broken}
     names = sorted({str(key[1]) for key in broken if len(key) == 2}, key=len, reverse=True)
-    found = rules.run(build(data), loader.Document(doc.filename, data, doc.marks_of()))
+    found = rules.run(build(data), loader.Document(doc.filename, data, doc.marks_of()), allow)
     if not names:
         return found
     mention = re.compile(r"(?<![\w/-])(?:" + "|".join(re.escape(n) for n in names) + r")(?![\w/-])")

@@ -38,7 +38,34 @@ from vppcfg.model import (
 FOREIGN_COMMENT = "# not created by vppcfg"
 
 
-def to_dict(dp: Dataplane) -> dict[str, Any]:
+# Said above a dump's `vppcfg: {allow: [...]}` section.
+ALLOW_COMMENT = (
+    "# This dataplane holds states that the vppcfg language refuses by default\n"
+    "# (`vppcfg check --list-rules`); they are allowed here so that this file\n"
+    "# checks and applies as it is. Fix a state, then drop its name.\n"
+)
+
+
+def to_dict(dp: Dataplane, allow_section: bool = True) -> dict[str, Any]:
+    """The config-language form; with `allow_section`, a `vppcfg: {allow:
+    [...]}` section naming the language rules the model needs allowed, so
+    that the result always checks."""
+    out = _sections(dp)
+    needed = needed_allows(out) if allow_section else []
+    return {"vppcfg": {"allow": needed}, **out} if needed else out
+
+
+def needed_allows(data: dict[str, Any]) -> list[str]:
+    """The language rules (vppcfg.config.verdicts) that config data breaks."""
+    from vppcfg.config import loader, rules, verdicts
+    from vppcfg.config.build import build
+
+    doc = loader.Document("<model>", data, marks={})
+    warnings = rules.run_all(build(data), doc, frozenset(verdicts.RULES))[1]
+    return sorted({w.rule for w in warnings if w.rule})
+
+
+def _sections(dp: Dataplane) -> dict[str, Any]:
     out: dict[str, Any] = {}
     interfaces = _interfaces(dp)
     sections = (
@@ -61,17 +88,24 @@ def to_dict(dp: Dataplane) -> dict[str, Any]:
     return out
 
 
-def to_yaml(dp: Dataplane, annotate_foreign: bool = False) -> str:
-    data = to_dict(dp)
+def to_yaml(dp: Dataplane, annotate_foreign: bool = False, allow_section: bool = True) -> str:
+    data = to_dict(dp, allow_section)
     if not data:  # said explicitly: an empty file is refused (a truncated one looks the same)
         return "# an empty dataplane\ninterfaces: {}\n"
+    text = _yaml(data)
+    if annotate_foreign and dp.foreign:
+        text = _annotate(text, dp)
+    if "vppcfg" in data:
+        text = ALLOW_COMMENT + text
+    return text
+
+
+def _yaml(data: dict[str, Any]) -> str:
     text = _dump(data, _FastDumper)
     if '"' in text:
         # libyaml folds a long double-quoted scalar (one with escapes) at
         # other points than PyYAML: those few files keep PyYAML's bytes.
         text = _dump(data, _Dumper)
-    if annotate_foreign and dp.foreign:
-        text = _annotate(text, dp)
     return text
 
 
@@ -136,7 +170,8 @@ def _interfaces(dp: Dataplane) -> dict[str, Any]:
         if children:
             parent = None if orphan else iface
             body["sub-interfaces"] = {s.sub_id: _iface_fields(s, parent) for s in children}
-        if body or iface.kind is InterfaceKind.PHY:
+        # a bond always has its entry (the language wants one, rule bond-interface)
+        if body or iface.kind in (InterfaceKind.PHY, InterfaceKind.BOND):
             out[iface.name] = body
     return out
 
@@ -181,6 +216,8 @@ def _iface_fields(
         encap = _encapsulation(iface.encapsulation, iface.sub_id)
         if encap:
             body["encapsulation"] = encap
+        elif not body:  # the language refuses an empty sub-interface: say its tag
+            body["encapsulation"] = {"dot1q": iface.sub_id, "exact-match": True}
     return body
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from yamale import validators as yv
 
-from vppcfg.config import names, schema, tables
+from vppcfg.config import names, schema, tables, verdicts
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 Json = dict[str, Any]
@@ -130,6 +130,7 @@ def custom_types() -> dict[str, Json]:
     what = {tag: cls.what for tag, cls in schema.VALIDATORS.items() if hasattr(cls, "what")}
     forms: dict[str, Json] = {
         "ifname": _string(rf"{_IFNAME}(?:\.[1-9][0-9]{{0,9}})?"),
+        "rulename": {"enum": sorted(verdicts.RULES)},
         "linuxname": _string(names.LINUX_IFNAME_RE.pattern, names.LINUX_IFNAME_MAX),
         "nsname": _string(names.LINUX_NAME_RE.pattern, 64),
         "text": _string("[^'\"\\u0000-\\u001f\\u007f-\\u009f\\u2028\\u2029]*"),
@@ -228,7 +229,7 @@ def _object(fields: dict[str, Any], walk: _Walk, include: str) -> Json:
 def _value(v: yv.Validator, walk: _Walk, key: str, include: str) -> Json:
     if isinstance(v, yv.Include):
         ref: Json = {"$ref": f"#/$defs/{v.include_name}"}
-        return {"anyOf": [ref, _NULL]} if not include and key == "sflow" else ref
+        return {"anyOf": [ref, _NULL]} if not include and key in schema.SINGLE else ref
     if isinstance(v, yv.Map):
         return _map(v, walk, key, include)
     if isinstance(v, yv.List):

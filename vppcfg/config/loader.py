@@ -32,7 +32,12 @@ from vppcfg.config.problems import (
 )
 from vppcfg.gcpause import gc_paused
 
-MAX_BYTES = 4 * 1024 * 1024  # a generous limit: 10,000 objects take well under 1 MiB
+# The size limit keeps a runaway file (or a wrong path) from eating memory; a
+# config of about 100,000 objects is 12 MB, so the default leaves room for five
+# times that. An operator with more raises it: VPPCFG_MAX_CONFIG_MB.
+MAX_MB = 64
+MAX_BYTES = MAX_MB * 1024 * 1024
+MAX_ENV = "VPPCFG_MAX_CONFIG_MB"
 MAX_DEPTH = 32  # the language nests at most 6 levels
 MAX_ALIAS_NODES = 1_000_000  # nodes reachable through aliases before we call it a bomb
 
@@ -130,9 +135,22 @@ class _Fail(Exception):
         self.message = message
 
 
+def max_bytes() -> int:
+    """The size limit: $VPPCFG_MAX_CONFIG_MB MiB, or 64 MiB; ConfigIOError when
+    the variable is not a positive whole number."""
+    text = os.environ.get(MAX_ENV, "").strip()
+    if not text:
+        return MAX_BYTES
+    if not text.isdigit() or int(text) == 0:
+        message = f"{MAX_ENV}={text!r} is not a positive whole number of MiB"
+        raise ConfigIOError([Problem(MAX_ENV, 0, 0, "", message)])
+    return int(text) * 1024 * 1024
+
+
 def read_text(path: str) -> str:
     """Read a config file, turning every I/O problem into a ConfigIOError."""
     fs = FsPath(path)
+    limit = max_bytes()
 
     def fail(message: str) -> ConfigIOError:
         return ConfigIOError([Problem(path, 0, 0, "", message)])
@@ -142,9 +160,9 @@ def read_text(path: str) -> str:
             return _raise(fail("is a directory, not a config file"))
         with open(fs, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
-            if size > MAX_BYTES:
-                return _raise(fail(_too_big(size)))
-            raw = handle.read(MAX_BYTES + 1)
+            if size > limit:
+                return _raise(fail(_too_big(size, limit)))
+            raw = handle.read(limit + 1)
     except FileNotFoundError:
         raise fail("no such file") from None
     except PermissionError:
@@ -155,8 +173,8 @@ def read_text(path: str) -> str:
         raise fail(f"cannot read: {err.strerror or err}") from None
     except ValueError:  # e.g. a NUL character in the path
         raise fail("is not a usable file name") from None
-    if len(raw) > MAX_BYTES:
-        raise fail(_too_big(len(raw)))
+    if len(raw) > limit:
+        raise fail(_too_big(len(raw), limit))
     return decode(raw, path)
 
 
@@ -164,8 +182,11 @@ def _raise(err: Exception) -> str:
     raise err
 
 
-def _too_big(size: int) -> str:
-    return f"file is {size} bytes; configs are limited to {MAX_BYTES // (1024 * 1024)} MiB"
+def _too_big(size: int, limit: int) -> str:
+    return (
+        f"file is {size} bytes; configs are limited to {limit // (1024 * 1024)} MiB "
+        f"(raise the limit with the environment variable {MAX_ENV}=<MiB>)"
+    )
 
 
 def decode(raw: bytes, filename: str) -> str:
@@ -187,8 +208,9 @@ def parse(text: str, filename: str) -> Document:
 
 def _parse(text: str, filename: str, track: bool = False) -> Document:
     """The document; `track`: with the position of every value."""
-    if len(text) > MAX_BYTES:
-        raise ConfigIOError([Problem(filename, 0, 0, "", _too_big(len(text.encode())))])
+    limit = max_bytes()
+    if len(text) > limit:
+        raise ConfigIOError([Problem(filename, 0, 0, "", _too_big(len(text.encode()), limit))])
     builder = _Builder(filename, track)
     again = False
     try:

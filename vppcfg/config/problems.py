@@ -38,6 +38,9 @@ class Problem:
     column: int  # 1-based; 0 when unknown
     path: str  # dotted object path, "" for the whole file
     message: str
+    # the name of the language rule that refused (or, allowed, warned): see
+    # vppcfg.config.verdicts; "" for every other problem
+    rule: str = ""
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}:{self.column}" if self.line else self.file

@@ -19,7 +19,7 @@ import yamale.util
 from yamale import validators as yv
 from yamale.schema.datapath import DataPath
 
-from vppcfg.config import names, tables
+from vppcfg.config import names, tables, verdicts
 from vppcfg.config.loader import Document
 from vppcfg.config.problems import Path, Problem, format_path, index
 from vppcfg.gcpause import gc_paused
@@ -35,6 +35,8 @@ SECTIONS = {
     "prefixlists": ("prefixlist", "lower-case letters, digits and '-', starting with a letter"),
     "acls": ("acl", "lower-case letters, digits and '-', starting with a letter"),
 }
+# sections that are one object, not a map of named ones: section -> include
+SINGLE = {"sflow": "sflow", "vppcfg": "vppcfg-options"}
 _KEY_CHECKS = {
     "interfaces": lambda k: names.interface_kind(k) is not None,
     "bondethernets": lambda k: names.numbered(names.BOND_RE, "BondEthernet", k),
@@ -207,8 +209,17 @@ class AclRefs(_Check):
         )
 
 
+class RuleName(_Check):
+    tag = "rulename"
+    what = "a rule name (`vppcfg check --list-rules`: " + ", ".join(sorted(verdicts.RULES)) + ")"
+
+    def _ok(self, value: Any) -> bool:
+        return value in verdicts.RULES
+
+
 VALIDATORS = dict(yv.DefaultValidators)
 for _cls in (
+    RuleName,
     IfName,
     LinuxName,
     NsName,
@@ -254,16 +265,16 @@ def _check_detailed(doc: Document) -> tuple[list[Problem], set[Path]]:
         message = "the file must be a map of sections (interfaces, loopbacks, ...)"
         return [_problem(doc, (), message)], {()}
     for section, body in data.items():
-        if section == "sflow":
+        if section in SINGLE:
             body = {} if body is None else body
-            found = _checked(doc, "sflow", body, (section,), _nulls(doc, body, (section,)))
+            found = _checked(doc, SINGLE[section], body, (section,), _nulls(doc, body, (section,)))
             problems += found
             if found:
                 broken.add((section,))
             continue
         if section not in SECTIONS:
             problems.append(
-                _problem(doc, (section,), _unknown(section, [*SECTIONS, "sflow"], "section"))
+                _problem(doc, (section,), _unknown(section, [*SECTIONS, *SINGLE], "section"))
             )
             continue
         if body is None:
@@ -547,7 +558,7 @@ def _translate(doc: Document, obj: Any, base: Path, error: str) -> Problem:
 
 def _allowed_keys(base: Path, rel: Path) -> list[str]:
     """The keys the schema allows where an unknown key was found (for hints)."""
-    include = SECTIONS.get(base[0], ("sflow",))[0] if base else ""
+    include = SECTIONS.get(base[0], (SINGLE.get(base[0], "sflow"),))[0] if base else ""
     node: Any = compiled().includes[include]._schema if include in compiled().includes else {}
     skip = False  # the next part is a map key or list index of a collection
     for part in rel[:-1]:

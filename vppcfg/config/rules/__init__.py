@@ -18,8 +18,10 @@ from vppcfg.model import Interface
 
 
 class Context:
-    def __init__(self, built: Built, doc: Document) -> None:
+    def __init__(self, built: Built, doc: Document, allowed: frozenset[str] = frozenset()) -> None:
         self.dp = built.dataplane
+        # language rules (vppcfg.config.verdicts) the operator turned into warnings
+        self.allowed = allowed
         self.raw = built.raw
         self.where = built.where
         self.doc = doc
@@ -74,12 +76,26 @@ class Context:
         """Like report, for a state VPP accepts (so a dump of it must check)."""
         self.warnings.append(self._at(key, fields, message))
 
-    def _at(self, key: str, fields: tuple[Any, ...] | str, message: str) -> Problem:
+    def refuse(
+        self, rule: str, key: str, fields: tuple[Any, ...] | str, why: str, fix: str
+    ) -> None:
+        """A state VPP accepts but the language refuses (rule `rule` of
+        vppcfg.config.verdicts): an error saying why and what to write
+        instead, or a warning when the operator allowed the rule."""
+        if rule in self.allowed:
+            self.warnings.append(self._at(key, fields, f"{why} (allowed: {rule})", rule))
+        else:
+            message = f"{why}; {fix} (or allow it: --allow {rule})"
+            self.problems.append(self._at(key, fields, message, rule))
+
+    def _at(
+        self, key: str, fields: tuple[Any, ...] | str, message: str, rule: str = ""
+    ) -> Problem:
         if isinstance(fields, str):
             fields = (fields,) if fields else ()
         path = self.path(key, *fields)
         line, column = self.doc.mark(path)
-        return Problem(self.doc.filename, line, column, format_path(path), message)
+        return Problem(self.doc.filename, line, column, format_path(path), message, rule)
 
     def raw_of(self, key: str) -> dict[str, Any]:
         node: Any = self.raw
@@ -100,12 +116,14 @@ class Context:
         return f"{', '.join(shown)} and {more} more" if more > 0 else ", ".join(shown)
 
 
-def run(built: Built, doc: Document) -> list[Problem]:
-    return run_all(built, doc)[0]
+def run(built: Built, doc: Document, allowed: frozenset[str] = frozenset()) -> list[Problem]:
+    return run_all(built, doc, allowed)[0]
 
 
-def run_all(built: Built, doc: Document) -> tuple[list[Problem], list[Problem]]:
-    """(problems, warnings), each sorted by place."""
+def run_all(
+    built: Built, doc: Document, allowed: frozenset[str] = frozenset()
+) -> tuple[list[Problem], list[Problem]]:
+    """(problems, warnings), each sorted by place; `allowed` rules warn."""
     from vppcfg.config.rules import (
         acls,
         addresses,
@@ -114,13 +132,15 @@ def run_all(built: Built, doc: Document) -> tuple[list[Problem], list[Problem]]:
         interfaces,
         l2xc,
         lcp,
+        limits,
         sflow,
         taps,
         vxlan,
     )
 
-    ctx = Context(built, doc)
-    for module in (interfaces, addresses, lcp, l2xc, bonds, bridges, vxlan, taps, acls, sflow):
+    ctx = Context(built, doc, allowed)
+    modules = (interfaces, addresses, lcp, l2xc, bonds, bridges, vxlan, taps, acls, sflow, limits)
+    for module in modules:
         module.check(ctx)
     return sorted(set(ctx.problems), key=_order), sorted(set(ctx.warnings), key=_order)
 

@@ -40,14 +40,16 @@ def _term(ctx: Context, key: str, at: tuple, term: AclTerm, families: dict[str, 
             ("source-port", term.source_port),
             ("destination-port", term.destination_port),
         ):
-            if value != FULL_PORTS:  # VPP keeps them (a dump of such a rule must check)
-                ctx.warn(key, (*at, field), "ports apply only to protocol tcp or udp")
+            if value != FULL_PORTS:  # VPP keeps them but matches no port
+                ctx.refuse("acl-ports", key, (*at, field),
+                           "ports apply only to protocol tcp or udp",
+                           "add 'protocol: tcp' or 'protocol: udp', or remove the port")
     if term.protocol not in (ICMP, ICMP6):
         for field, value in (("icmp-type", term.icmp_type), ("icmp-code", term.icmp_code)):
             if value != FULL_ICMP:
-                ctx.warn(
-                    key, (*at, field), "icmp-type/code apply only to protocol icmp or ipv6-icmp"
-                )
+                ctx.refuse("acl-icmp", key, (*at, field),
+                           "icmp-type/code apply only to protocol icmp or ipv6-icmp",
+                           "add 'protocol: icmp' or 'protocol: ipv6-icmp', or remove it")
     if term.protocol == ICMP and term.family == "ipv6":
         ctx.warn(key, (*at, "protocol"), "icmp is IPv4's; use ipv6-icmp for IPv6")
     if term.protocol == ICMP6 and term.family == "ipv4":

@@ -5,7 +5,7 @@ from __future__ import annotations
 from vppcfg.config import names
 from vppcfg.config.problems import index
 from vppcfg.config.rules import Context
-from vppcfg.model import BondMode, InterfaceKind
+from vppcfg.model import BondMode, Interface, InterfaceKind
 
 
 def check(ctx: Context) -> None:
@@ -20,6 +20,13 @@ def check(ctx: Context) -> None:
             )
         if bond.mac and not names.mac_is_unicast(bond.mac):
             ctx.report(key, "mac", f"MAC {bond.mac} is not a unicast address")
+        if ctx.where.get(f"interfaces/{bond.name}", ())[:1] != ("interfaces",):
+            ctx.refuse(
+                "bond-interface", key, "",
+                f"{bond.name} has no entry under 'interfaces'",
+                f"add '{bond.name}: {{}}' under 'interfaces' (where its mtu, lcp and "
+                "addresses go)",
+            )
         mtu = ctx.ifaces[bond.name].mtu if bond.name in ctx.ifaces else 1500
         seen: set[str] = set()
         for i, member in enumerate(raw.get("interfaces", ())):
@@ -48,15 +55,40 @@ def _member(ctx: Context, key: str, field: tuple, bond: str, name: str, mtu: int
         problems.append(f"bridge {ctx.bridge_of[name]}")
     if problems:
         ctx.report(key, field, f"member {name} cannot have {', '.join(problems)}")
-    # VPP keeps these on a member (its traffic goes to the bond): a warning
-    unusual = [what for what, has in (("addresses", member.addresses), ("an lcp", member.lcp),
-                                      ("sub-interfaces", ctx.subs.get(name)),
-                                      ("unnumbered", member.unnumbered)) if has]
-    if unusual:
-        ctx.warn(key, field, f"member {name} has {', '.join(unusual)}, unusual for a bond member")
-    if member.mtu != mtu:  # VPP lets a member's MTU differ
-        ctx.warn(key, field, f"member {name} has MTU {member.mtu}, the bond has {mtu}")
+    _member_l3(ctx, key, field, bond, name, member)
+    if member.mtu != mtu:  # VPP lets it differ; frames above the smaller MTU drop
+        ctx.refuse(
+            "bond-member-mtu", key, field,
+            f"member {name} has MTU {member.mtu}, the bond has {mtu}",
+            f"give {name} and {bond} the same mtu",
+        )
     _member_mac(ctx, key, field, ctx.dp.bonds[bond].mac, name, member.mac)
+
+
+def _member_l3(
+    ctx: Context, key: str, field: tuple, bond: str, name: str, member: Interface
+) -> None:
+    """VPP keeps these on a member, but the member's traffic goes to the bond:
+    they are never used."""
+    if member.addresses or member.unnumbered:
+        what = "addresses" if member.addresses else "unnumbered"
+        ctx.refuse(
+            "bond-member-address", key, field,
+            f"member {name} has {what}, which a bond member never uses",
+            f"move them to {bond}",
+        )
+    if member.lcp:
+        ctx.refuse(
+            "bond-member-lcp", key, field,
+            f"member {name} has an lcp, which a bond member never uses",
+            f"give {bond} the lcp instead",
+        )
+    if ctx.subs.get(name):
+        ctx.refuse(
+            "bond-member-sub-interfaces", key, field,
+            f"member {name} has sub-interfaces, which see no traffic on a bond member",
+            f"move them under {bond}",
+        )
 
 
 def _member_mac(

@@ -72,24 +72,34 @@ def _kind_fields(ctx: Context, key: str, iface: Interface) -> None:
 
 
 def _tap_interface(ctx: Context, key: str, iface: Interface) -> None:
+    """VPP takes both (its side of a tap is an interface like any other), but
+    the tap's Linux side is the host end: L3 belongs there."""
     tap = ctx.dp.taps.get(iface.name)
-    # VPP takes both (its side of a tap is an interface like any other)
     if iface.addresses:
-        ctx.warn(key, "addresses", "addresses on a tap are unusual: its host side has them")
+        ctx.refuse("tap-address", key, "addresses", "a tap's addresses belong on its host side",
+                   "remove them here (the host side is configured in Linux)")
     if iface.lcp:
-        ctx.warn(key, "lcp", "an lcp on a tap is unusual: the tap has a Linux side already")
+        ctx.refuse("tap-lcp", key, "lcp", "an lcp on a tap: the tap has a Linux side already",
+                   "remove the lcp and use the tap's host name")
     if tap and tap.host.mtu != iface.mtu:  # two MTUs VPP keeps apart
-        ctx.warn(key, "mtu", f"MTU {iface.mtu} must equal the tap's host MTU {tap.host.mtu}")
+        ctx.refuse("tap-mtu", key, "mtu", f"MTU {iface.mtu} differs from the tap's host MTU "
+                   f"{tap.host.mtu}", f"set taps.{iface.name}.host.mtu to the same value")
 
 
 def _layer(ctx: Context, key: str, iface: Interface) -> None:
-    """An L2 interface (bridge member, l2xc source or target) normally has no L3
-    settings; VPP keeps them though (and vppcfg applies them), so a warning."""
+    """An L2 interface (bridge member, l2xc source or target) has no use for L3
+    settings; VPP keeps them though, so addresses and an lcp are language
+    refusals and unnumbered or mpls a warning."""
     if not ctx.is_l2(iface.name):
         return
     role = _l2_role(ctx, iface.name)
-    for field, what in (("addresses", "addresses"), ("lcp", "an lcp"),
-                        ("unnumbered", "unnumbered"), ("mpls", "mpls")):
+    if iface.addresses:
+        ctx.refuse("l2-address", key, "addresses", f"is {role} (L2) and has addresses, "
+                   "which an L2 interface never uses", "remove them, or take it out of L2")
+    if iface.lcp:
+        ctx.refuse("l2-lcp", key, "lcp", f"is {role} (L2) and has an lcp, which passes "
+                   "no traffic on an L2 interface", "remove the lcp, or take it out of L2")
+    for field, what in (("unnumbered", "unnumbered"), ("mpls", "mpls")):
         if getattr(iface, field):
             ctx.warn(key, field, f"is {role} and has {what}, unusual for an L2 interface")
 
@@ -115,9 +125,10 @@ def _unnumbered(ctx: Context, key: str, iface: Interface) -> None:
     if other is None:
         ctx.report(key, "unnumbered", f"unnumbered target {target} does not exist")
         return
-    if other.unnumbered:
-        # VPP takes the chain; the interface borrows nothing usable
-        ctx.warn(key, "unnumbered", f"unnumbered target {target} is itself unnumbered")
+    if other.unnumbered:  # VPP takes the chain; the interface borrows nothing usable
+        ctx.refuse("unnumbered-chain", key, "unnumbered",
+                   f"unnumbered target {target} is itself unnumbered, so it lends no address",
+                   f"point it at {other.unnumbered}, the interface holding the addresses")
     if ctx.is_l2(target):
         ctx.report(key, "unnumbered", f"unnumbered target {target} is in L2 mode")
     if target in ctx.bond_of:
@@ -138,13 +149,18 @@ def _acls(ctx: Context, key: str, iface: Interface) -> None:
 def _sub(ctx: Context, key: str, sub: Interface) -> None:
     parent = ctx.ifaces[sub.parent]
     encap = sub.encapsulation
-    if sub.state == "up" and parent.state == "down":  # VPP keeps it so; vppcfg can apply it
-        ctx.warn(key, "state", f"is up while its parent {parent.name} is down: "
-                 "it passes no traffic until the parent is up")
-    if sub.mtu > parent.mtu:  # VPP sets it; the parent's MTU still limits
-        ctx.warn(
-            key, "mtu", f"MTU {sub.mtu} is higher than parent {parent.name} MTU {parent.mtu}"
-        )
+    if not ctx.raw_of(key):
+        ctx.refuse("sub-empty", key, "", "has no settings at all",
+                   f"say what it is, e.g. 'encapsulation: {{dot1q: {sub.sub_id}, exact-match: "
+                   "true}' (what an empty one means) or a description")
+    if sub.state == "up" and parent.state == "down":  # VPP keeps it so; vppcfg applies it
+        ctx.refuse("sub-up-parent-down", key, "state",
+                   f"is up while its parent {parent.name} is down, so it passes no traffic",
+                   "set 'state: down' here, or bring the parent up")
+    if sub.mtu > parent.mtu:  # VPP sets it; frames above the parent's MTU still drop
+        ctx.refuse("sub-mtu", key, "mtu",
+                   f"MTU {sub.mtu} is higher than parent {parent.name} MTU {parent.mtu}",
+                   f"lower it to {parent.mtu} or less, or raise the parent's")
     if encap.outer > MAX_VLAN:  # only when implied by the id: the schema caps written tags
         ctx.report(
             key,
@@ -158,11 +174,9 @@ def _sub(ctx: Context, key: str, sub: Interface) -> None:
         ctx.report(key, "encapsulation", "needs an outer tag: dot1q or dot1ad")
     middle = _middle(ctx, sub)
     if encap.inner_dot1q and middle and sub.mtu > middle.mtu:
-        ctx.warn(
-            key,
-            "mtu",
-            f"MTU {sub.mtu} is higher than {middle.name} MTU {middle.mtu} (its outer tag)",
-        )
+        ctx.refuse("sub-mtu", key, "mtu",
+                   f"MTU {sub.mtu} is higher than {middle.name} MTU {middle.mtu} (its outer tag)",
+                   f"lower it to {middle.mtu} or less, or raise {middle.name}'s")
     l3 = sub.lcp or sub.addresses or sub.unnumbered
     if l3 and not encap.exact_match:
         what = "an lcp" if sub.lcp else "addresses" if sub.addresses else "unnumbered"

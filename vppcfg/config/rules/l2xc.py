@@ -1,8 +1,9 @@
 """L2 cross-connects: one-way pairs of two distinct interfaces of equal MTU.
 
-What VPP accepts but is most likely a mistake (a target shared, bridged, a BVI
-or a bond member; mismatched MTUs; sub-interfaces on a source) is a warning:
-a dump of such a VPP must check, and vppcfg applies it as written."""
+VPP accepts a target shared, bridged, a BVI or a bond member, mismatched MTUs
+and sub-interfaces on a source. The language refuses a shared or bridged
+target, mismatched MTUs and sub-interfaces on a source (each can be allowed,
+vppcfg.config.verdicts); a BVI or bond member as target is a warning."""
 
 from __future__ import annotations
 
@@ -16,7 +17,9 @@ def check(ctx: Context) -> None:
             continue
         key = f"interfaces/{iface.name}"
         if ctx.subs.get(iface.name):  # VPP still hands tagged frames to the subs
-            ctx.warn(key, "sub-interfaces", "has an l2xc and sub-interfaces, which is unusual")
+            ctx.refuse("l2xc-sub-interfaces", key, "sub-interfaces",
+                       "has an l2xc, which takes all its frames, and sub-interfaces",
+                       "cross-connect a sub-interface instead, or remove the sub-interfaces")
         if iface.name in ctx.bridge_of:
             ctx.report(
                 key,
@@ -35,14 +38,18 @@ def check(ctx: Context) -> None:
             ctx.report(key, "l2xc", f"l2xc target {target} does not exist")
             continue
         if other.mtu != iface.mtu:  # VPP cross-connects any MTUs (frames may drop)
-            ctx.warn(key, "l2xc", f"l2xc target {target} has MTU {other.mtu}, not {iface.mtu}")
+            ctx.refuse("l2xc-mtu", key, "l2xc",
+                       f"l2xc target {target} has MTU {other.mtu}, not {iface.mtu}: larger "
+                       "frames drop one way", "give both the same mtu")
         if len(ctx.xc_targets[target]) > 1:
             others = ctx.others(ctx.xc_targets[target], iface.name)
-            ctx.warn(key, "l2xc", f"l2xc target {target} is also the target of {others}")
+            ctx.refuse("l2xc-target-shared", key, "l2xc",
+                       f"l2xc target {target} is also the target of {others}, but sends "
+                       "its frames to one only", "cross-connect each source to its own target")
         if target in ctx.bridge_of:
-            ctx.warn(
-                key, "l2xc", f"l2xc target {target} is a member of bridge {ctx.bridge_of[target]}"
-            )
+            ctx.refuse("l2xc-target-bridged", key, "l2xc",
+                       f"l2xc target {target} is a member of bridge {ctx.bridge_of[target]}, "
+                       "which takes its frames", "remove it from the bridge, or bridge both")
         if target in ctx.bond_of:
             ctx.warn(key, "l2xc", f"l2xc target {target} is a member of {ctx.bond_of[target]}")
         if target in ctx.bvi_of:

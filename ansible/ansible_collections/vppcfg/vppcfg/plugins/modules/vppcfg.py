@@ -13,6 +13,8 @@ description:
   - Runs on the router. With the simulator, or when VPP runs on the controller, use a local
     connection and point O(api_socket) at the router's API socket.
   - Validates the configuration first; an invalid one fails the task and touches nothing.
+    Its warnings (likely mistakes that VPP accepts, and the states of O(allow)) are shown
+    as task warnings and returned in RV(config_warnings); with O(strict) they fail the task.
   - Plans the change from the running VPP to the configuration. In check mode that is all,
     and the task is C(changed) when the plan is not empty. In diff mode the planned VPP CLI
     is shown.
@@ -57,6 +59,19 @@ options:
       - Where the commit-confirmed state and the last rollback report are kept.
     type: path
     default: /run/vppcfg
+  allow:
+    description:
+      - Language rules to accept as warnings instead of refusing the configuration, as
+        C(vppcfg apply --allow RULE) (C(vppcfg check --list-rules) lists them). A file can
+        also say C(vppcfg: {allow: [...]}).
+    type: list
+    elements: str
+    default: []
+  strict:
+    description:
+      - Fail the task, changing nothing, when the configuration has warnings.
+    type: bool
+    default: false
 extends_documentation_fragment:
   - vppcfg.vppcfg.vpp
   - ansible.builtin.action_common_attributes
@@ -113,6 +128,12 @@ report:
   returned: when an apply or a confirm ran
   type: str
   sample: "applied 4 change(s); VPP matches the config (0.02s)"
+config_warnings:
+  description: The configuration's warnings, one line each with file, line, column, the path
+    of the object and the message (the same lines are shown as task warnings).
+  returned: when the configuration was read
+  type: list
+  elements: str
 problems:
   description: Why the configuration is invalid, one line each with file, line, column, the
     path of the object and the message.
@@ -131,6 +152,7 @@ import io
 import os
 import tempfile
 import traceback
+from dataclasses import replace
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -145,19 +167,28 @@ ROLLED_BACK = "final state: VPP is back to the state before the apply"
 
 
 def load_config(module):
-    """The checked config as a model; an invalid one fails the task."""
+    """(the checked config as a model, its warnings as lines); an invalid one
+    fails the task, and so do warnings with strict."""
     from vppcfg import config
 
     params = module.params
     try:
         if params["src"] is not None:
-            return config.load(params["src"])
-        return config.loads(params["config"], filename="config")
+            desired, found = config.check_file(params["src"], params["allow"])
+        else:
+            desired, found = config.check_text(params["config"], "config", params["allow"])
     except config.ConfigError as err:
         problems = [str(p) for p in err.problems]
         where = params["src"] or "the config"
         module.fail_json(msg=f"{where} is invalid ({len(problems)} problem(s)); nothing was "
                              f"changed: {'; '.join(problems[:3])}", problems=problems)
+    warnings = [str(w) for w in found]
+    for line in warnings:
+        module.warn(line)
+    if warnings and params["strict"]:
+        module.fail_json(msg=f"strict: {len(warnings)} warning(s) refuse the config; nothing "
+                             "was changed", problems=warnings, config_warnings=warnings)
+    return desired, found
 
 
 def make_plan(module, desired):
@@ -194,11 +225,15 @@ def apply_args(params, config_path):
             "--timeout", str(params["timeout"])]
     if params["confirm"]:
         argv += ["--confirm", str(params["confirm"])]
+    for rule in params["allow"]:
+        argv += ["--allow", rule]
     return argv
 
 
-def apply(module, result):
-    """Apply through `vppcfg apply` (lock, verify, rollback, confirm timer)."""
+def apply(module, result, repeated=()):
+    """Apply through `vppcfg apply` (lock, verify, rollback, confirm timer);
+    `repeated`: lines apply prints that the result has already (the config's
+    warnings), left out of its report."""
     params = module.params
     path, temporary = params["src"], None
     if path is None:
@@ -211,6 +246,7 @@ def apply(module, result):
     finally:
         if temporary:
             os.unlink(temporary)
+    report = "\n".join(line for line in report.splitlines() if line not in repeated)
     result.update(rc=code, report=report)
     if code:
         first = report.splitlines()[0] if report else f"vppcfg apply exited {code}"
@@ -236,9 +272,10 @@ def present(module):
         module.fail_json(msg="state=present needs config or src")
     if module.params["confirm"] is not None and module.params["confirm"] <= 0:
         module.fail_json(msg="confirm must be more than 0 seconds")
-    desired = load_config(module)
+    desired, found = load_config(module)
     lines, counts = make_plan(module, desired)
-    result = {"changed": bool(lines), "plan": lines, "summary": counts}
+    result = {"changed": bool(lines), "plan": lines, "summary": counts,
+              "config_warnings": [str(w) for w in found]}
     if module._diff and lines:
         result["diff"] = {"prepared": "\n".join(lines) + "\n"}
     if not lines:
@@ -247,7 +284,9 @@ def present(module):
         result["msg"] = (f"would make {counts['create']} to create, {counts['update']} to "
                          f"change, {counts['delete']} to delete")
     else:
-        apply(module, result)
+        # `vppcfg apply` prints the config's warnings as `check` does
+        printed = {str(replace(w, message=f"warning: {w.message}")) for w in found}
+        apply(module, result, printed)
     module.exit_json(**result)
 
 
@@ -260,6 +299,8 @@ def main():
         confirm={"type": "float"},
         lock_file={"type": "path", "default": "/run/vppcfg/apply.lock"},
         state_dir={"type": "path", "default": "/run/vppcfg"},
+        allow={"type": "list", "elements": "str", "default": []},
+        strict={"type": "bool", "default": False},
     )
     module = AnsibleModule(
         argument_spec=argument_spec,
