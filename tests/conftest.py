@@ -28,6 +28,8 @@ import vppcfg.sim.inventory  # noqa: F401
 from vppcfg.sim.codec import DEFAULT_API_DIR
 from vppcfg.sim.server import SimServer
 
+pytest_plugins = ["tests.ci_policy"]  # CI=true: skips of what CI must test fail
+
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import time
 
-import pytest
+from tests.trex_client import require_trex_api
 
-pytest.importorskip("lbr_trex_client")
+require_trex_api()  # the client as trex-loadtest imports it; skips (CI: fails) if it does not
 
-from loadtest.client import load_api
-from loadtest.emu.stats import flow_entry
-from tests.test_emu_client import connect, udp_packet
-from tests.trex_checks import latency_stream_share, rx_filter_sequence
+from loadtest.client import load_api  # noqa: E402
+from loadtest.emu.stats import flow_entry  # noqa: E402
+from tests.test_emu_client import connect, udp_packet  # noqa: E402
+from tests.trex_checks import latency_stream_share, rx_filter_sequence  # noqa: E402
 
 pytest_plugins = ["tests.trex_fixtures"]
 

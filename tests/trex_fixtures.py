@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from loadtest.emu import EmuConfig, EmulatorHandle, run_in_thread
+from tests.trex_client import require_trex_api
 
 DEFAULT_FIELDS = {"time_scale": 10.0}
 
@@ -53,7 +54,7 @@ def trex_emu(request: pytest.FixtureRequest) -> Iterator[EmulatorHandle]:
 @pytest.fixture
 def trex_client(trex_emu: EmulatorHandle):
     """A connected real T-Rex client (lbr-trex-client) on the emulator; disconnected after."""
-    pytest.importorskip("lbr_trex_client")
+    require_trex_api()  # skips (CI: fails) when the client does not import
     from trex.stl.api import STLClient
 
     client = STLClient(server="127.0.0.1", sync_port=trex_emu.rpc_port,
