@@ -170,3 +170,18 @@ def test_a_bond_takes_its_first_members_mac_unless_created_with_one(vpp, custom)
         assert macs[b] == phy_mac
     vpp.call("bond_detach_member", sw_if_index=phy)
     assert _macs(vpp)[phy] == phy_mac  # given back
+
+
+def test_lcp_sizes_the_host_tap_by_the_l3_mtu(vpp):
+    """Found by the walk's full-state comparison: the simulator gave the host tap the
+    loopback's hardware MTU (9000) where VPP takes the packet MTU set on it."""
+    loop = vpp.call("create_loopback_instance", mac_address="00:00:00:00:00:00",
+                    is_specified=True, user_instance=5).sw_if_index
+    vpp.call("sw_interface_set_mtu", sw_if_index=loop, mtu=[1400, 0, 0, 0])
+    vpp.call("lcp_itf_pair_add_del_v3", is_add=True, sw_if_index=loop, host_if_name="lo5",
+             host_if_type=0, netns="")
+    pair = next(iter(vpp.call("lcp_itf_pair_get_v2", cursor=0xFFFFFFFF,
+                              sw_if_index=loop)[1]))
+    host = next(iter(vpp.call("sw_interface_dump", sw_if_index=pair.host_sw_if_index)))
+    tap = next(iter(vpp.call("sw_interface_tap_v2_dump", sw_if_index=pair.host_sw_if_index)))
+    assert (list(host.mtu), tap.host_mtu_size) == ([1400, 0, 0, 0], 1400)

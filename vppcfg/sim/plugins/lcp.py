@@ -4,8 +4,9 @@ Observed VPP behaviour modelled here (recorded on VPP 26.10 with lcp-sync and
 lcp-auto-subint, on a kernel without 802.1q support; the simulator defaults to
 a kernel with 802.1q and lcp-auto-subint off, see SimDataplane):
 * a pair creates a host tap tap4096, tap4097... (tun<N> for host_if_type TUN)
-  carrying the phy's MAC and MTU, admin up; the reply gives its sw_if_index and
-  the Linux ifindex (vif_index, counted per namespace).
+  carrying the phy's MAC and L3 (packet) MTU, not its hardware MTU, admin
+  up; the reply gives its sw_if_index and the Linux ifindex (vif_index,
+  counted per namespace).
 * refusals: bad index -> -2; local0 -> -73; a phy already paired -> -81; an
   empty or 16+ character host name or an unknown namespace -> -81 (15 characters
   work on vpp-real; the recording's "15 chars" refusal was the same loopback's
@@ -55,6 +56,7 @@ HOST_TAP, HOST_TUN = 0, 1
 FIRST_TAP_ID = 4096
 MAX_HOST_NAME = 15  # Linux's IFNAMSIZ 16 with the NUL; vpp-real takes 15
 EAGAIN = -165  # VNET_API_ERROR_EAGAIN: "retry stream call with cursor"
+MAX_PACKET_BYTES = 9216  # ETHERNET_MAX_PACKET_BYTES: a host tap's MTU when the phy has none
 
 
 @dataclass
@@ -146,19 +148,21 @@ def create_pair(state: SimState, args: dict[str, Any]) -> tuple[int, Pair | None
 def _create_host_tap(
     state: SimState, phy: SimInterface, name: str, netns: str, tun: bool,
 ) -> tuple[int, SimInterface | None]:
-    hw = state.hw_owner(phy)
+    # linux-cp sizes the host side by the phy's L3 (packet) MTU, not its hardware
+    # MTU: a loopback at 1400 (hardware 9000) gets a 1400 tap (seen on vpp-real)
+    l3_mtu = phy.mtu[0]
     tap_args = {
         "id": _next_tap_id(state), "use_random_mac": True,
         "tap_flags": tap_plugin.FLAG_TUN if tun else 0,
         "host_if_name_set": True, "host_if_name": name,
         "host_namespace_set": bool(netns), "host_namespace": netns,
-        "host_mtu_set": True, "host_mtu_size": hw.link_mtu,
+        "host_mtu_set": bool(l3_mtu), "host_mtu_size": l3_mtu,
         "host_mac_addr_set": not tun, "host_mac_addr": phy.mac,
     }
     retval, host = tap_plugin.create_tap(state, tap_args)
     if host is not None:
         host.admin_up = True
-        host.mtu = [hw.link_mtu, 0, 0, 0]
+        host.mtu = [l3_mtu or MAX_PACKET_BYTES, 0, 0, 0]
     return retval, host
 
 
