@@ -23,7 +23,7 @@ setup(
     package_dir={"vppcfg.schema": "schema"},
     package_data={
         "vppcfg.schema": ["*.yaml"],
-        "vppcfg": ["templates/*.j2", "sim/api/*.json", "sim/api/*/*.json", "sim/*.yaml"],
+        "vppcfg": ["templates/*.j2", "sim/api/*/*/*.json", "sim/*.yaml"],
         "loadtest": ["templates/*.j2", "profiles/*.py", "profiles/*.yaml"],
     },
     install_requires=[

@@ -4,7 +4,7 @@
                [--fail-after N] [--api-dir DIR] [--ready-file PATH] [--keepalive SECONDS]
                [--no-kernel-vlan] [--lcp-auto-subint]
                [--stats-socket PATH | --no-stats] [--wire-socket PATH] [--wire-ports IF0,IF1]
-               [--capacity-pps N]
+               [--capacity-pps N] [--release 24.10] [--disable-plugin NAME ...]
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from vppcfg.sim.inventory import (
     load_inventory,
     parse_phy_option,
 )
+from vppcfg.sim.releases import LATEST, RELEASES, ReleaseError, plugin_models
+from vppcfg.sim.releases import get as get_release
 
 PROG = "vppcfg-sim"
 
@@ -75,8 +77,20 @@ def build_parser() -> argparse.ArgumentParser:
         "(VPP's lcp-auto-subint; vppcfg wants it off, the default)",
     )
     add_stats_options(parser)
+    add_release_options(parser)
     parser.add_argument("-v", "--verbose", action="store_true", help="log every request")
     return parser
+
+
+def add_release_options(parser: argparse.ArgumentParser) -> None:
+    """Which VPP release to play, and what its startup.conf leaves out (vppcfg.sim.releases)."""
+    parser.add_argument(
+        "--release", default=LATEST, choices=list(RELEASES),
+        help=f"the VPP release to play: its API definitions and plugins (default {LATEST})")
+    parser.add_argument(
+        "--disable-plugin", action="append", default=[], metavar="NAME",
+        help="present a VPP without this plugin (linux_cp, sflow, acl, vxlan; tap from "
+        "26.02), as a startup.conf that does not enable it (repeatable)")
 
 
 def add_stats_options(parser: argparse.ArgumentParser) -> None:
@@ -124,12 +138,14 @@ def inventory_from_args(args: argparse.Namespace) -> list[Phy]:
 
 
 def make_dataplane(phys: list[Phy], fail_after: int | None, kernel_vlan: bool = True,
-                   lcp_auto_subint: bool = False) -> Any:
-    """The behaviour model (vppcfg.sim.dataplane.SimDataplane)."""
-    from vppcfg.sim.dataplane import SimDataplane
+                   lcp_auto_subint: bool = False, plugins: list[str] | None = None) -> Any:
+    """The behaviour model (vppcfg.sim.dataplane.SimDataplane); `plugins`: the
+    plugin models to load (default: all of them)."""
+    from vppcfg.sim.dataplane import PLUGINS, SimDataplane
 
     return SimDataplane(phys, fail_after=fail_after, kernel_vlan=kernel_vlan,
-                        lcp_auto_subint=lcp_auto_subint)
+                        lcp_auto_subint=lcp_auto_subint,
+                        plugins=PLUGINS if plugins is None else plugins)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -146,13 +162,20 @@ def main(argv: list[str] | None = None) -> int:
     except InventoryError as err:
         print(f"{PROG}: {err}", file=sys.stderr)
         return 1
+    release = get_release(args.release)
+    try:
+        plugins = plugin_models(release, args.disable_plugin)
+    except ReleaseError as err:
+        print(f"{PROG}: {err}", file=sys.stderr)
+        return 2
     from vppcfg.sim.server import SimServer
 
     server = None
     try:
         dataplane = make_dataplane(phys, args.fail_after, args.kernel_vlan,
-                                   args.lcp_auto_subint)
-        server = SimServer(dataplane, args.socket, api_dir=args.api_dir, keepalive=args.keepalive)
+                                   args.lcp_auto_subint, plugins)
+        server = SimServer(dataplane, args.socket, api_dir=args.api_dir or release.api_dir,
+                           keepalive=args.keepalive)
         server.start()
         stats = start_stats(args, dataplane, server.lock)
     except (OSError, ValueError) as err:
@@ -166,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.ready_file:
             Path(args.ready_file).write_text(f"{args.socket}\n", encoding="utf-8")
-        print(f"{PROG}: listening on {args.socket}", flush=True)
+        print(f"{PROG}: listening on {args.socket} (VPP {release.name})", flush=True)
         if stats is not None:
             print(f"{PROG}: stats on {stats.stats_socket.path}, wire on {stats.wire_path} "
                   f"(T-Rex ports: {', '.join(stats.wire_ports)})", flush=True)
