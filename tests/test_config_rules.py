@@ -541,3 +541,12 @@ def test_a_model_holding_a_refused_state_is_written_so_that_it_checks(case: str)
         assert written.startswith("# This dataplane holds states that the vppcfg language")
         assert config.to_dict(dp)["vppcfg"] == {"allow": [rule]}
         assert {w.rule for w in warnings if w.rule} == {rule}
+
+
+def test_the_config_guide_lists_every_rule_as_the_code_does() -> None:
+    from pathlib import Path
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "config-guide.md").read_text()
+    rows = {line.split("|")[1].strip(" `"): line.split("|")[2].strip()
+            for line in guide.splitlines() if line.startswith("| `") and line.count("|") == 3}
+    assert {rule: rows.get(rule) for rule in verdicts.RULES} == verdicts.RULES
