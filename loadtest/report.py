@@ -1,33 +1,62 @@
 """`report`: one self-contained HTML page from ramp and ndr run JSON files.
 
-Charts are inline SVG built here, so the page needs no network and no script.
+The page answers, per run and direction: how much (the highest rate within the allowed
+loss, or "at least" when the run never lost), where loss begins, how fast (latency per
+step and at the highest lossless rate) and, with DUT counters, why. Charts are inline SVG
+(loadtest.charts) plotted against the offered load, so the page needs no network and no
+script.
 """
 
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
-from html import escape
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 from markupsafe import Markup
 
+from loadtest.charts import COLORS, DASHES, Chart, Mark, Series, svg_chart
 from loadtest.client import UsageError
+from loadtest.report_dut import DutStep, dut_status, dut_step, where_chart
+from loadtest.stats import (
+    LIMIT_WORDS,
+    bucket_top_us,
+    histogram_delta,
+    is_lossless,
+    latency_step,
+    saturation_limit,
+)
 
-COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
-          "#17becf", "#bcbd22", "#393b79", "#637939", "#843c39")
-W, H, PAD_L, PAD_R, PAD_T, PAD_B = 720, 260, 64, 16, 16, 40
+LOSSLESS_COLOR, LOSSY_COLOR = "#2ca02c", "#d62728"
 
 
 @dataclass
-class Series:
+class Row:
+    """One result line: one meaning per column, whatever the mode."""
+
+    what: str  # "0->1", or an ndr goal ("NDR", "PDR 0.5%")
+    allowed: str  # the loss the rate may have: "≤ 0.1 %", "0"
+    rate_pps: float | None  # highest rate with loss within `allowed`
+    at_least: bool = False  # the run never lost more: rate_pps is a lower bound
+    limit: str = ""  # why the run stopped there, when at_least
+    pct_line: float | None = None
+    lossy_from_pps: float | None = None  # lowest rate seen to lose more than allowed
+    max_forwarded_pps: float | None = None  # ramp only: highest forwarded rate
+    latency: str = ""  # latency at rate_pps (percentiles of that step's probes)
+    note: str = ""
+
+
+@dataclass
+class DirView:
+    """One direction of a run: its charts, VPP at the telling steps, latency."""
+
     label: str
-    points: list[tuple[float, float]]
-    color: str
-    dashed: bool = False
-    markers: bool = False
+    charts: list[tuple[str, Markup]] = field(default_factory=list)
+    steps: list[DutStep] = field(default_factory=list)
+    latency_words: str = ""
+    histogram: list[tuple[str, str, str]] = field(default_factory=list)  # bucket, two steps
+    lossy_from: float | None = None  # offered pps of the lowest step that lost too much
 
 
 @dataclass
@@ -37,13 +66,15 @@ class Run:
     mode: str
     status: str
     vars: dict
-    rows: list[dict] = field(default_factory=list)  # table rows
-    charts: list[tuple[str, Markup]] = field(default_factory=list)
-    latency: list[dict] = field(default_factory=list)
+    rows: list[Row] = field(default_factory=list)
+    views: list[DirView] = field(default_factory=list)
+    latency: list[dict] = field(default_factory=list)  # whole-run figures, per direction
     error: str | None = None
-    forwarded: list[tuple[float, float]] = field(default_factory=list)  # (s, Mpps) all dirs
+    forwarded: dict[str, list[tuple[float, float]]] = field(default_factory=dict)
     totals: list[dict] = field(default_factory=list)  # packets per direction, flow and port
     directions: list[dict] = field(default_factory=list)  # a ramp's summary per direction
+    verdict: str = ""  # the DUT's one-line verdict (summary.dut.verdict)
+    dut_line: str = ""  # whether DUT counters are in the file, and if not why
     index: int = 0  # position in the report, for the anchor
 
     @property
@@ -57,6 +88,10 @@ class Run:
     @property
     def bidirectional(self) -> bool:
         return bool(self.traffic.get("bidirectional"))
+
+    @property
+    def complete(self) -> bool:
+        return self.status == "complete"
 
     @property
     def flows(self) -> str:
@@ -103,76 +138,18 @@ class Run:
         return ", ".join(parts)
 
 
-def _nice_max(value: float) -> float:
-    """The smallest 1/1.2/1.5/2/2.5/3/4/5/6/8 x 10^k at or above `value`."""
-    if value <= 0:
-        return 1.0
-    mag = 10 ** math.floor(math.log10(value))
-    steps = (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10)
-    return next(m * mag for m in steps if m * mag >= value * 0.999999)
+def fmt_rate(pps: float) -> str:
+    """81.7k, 1.49M, 950: three significant digits and a unit letter. Rounded first, so
+    999.6k reads 1M (not "1e+03k")."""
+    rounded = float(f"{pps:.3g}")
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if rounded >= scale:
+            return f"{rounded / scale:.3g}{unit}"
+    return f"{rounded:.3g}"
 
 
-def _nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
-    """Round-numbered ticks (steps of 1, 2, 2.5 or 5 x 10^k) inside [lo, hi]."""
-    raw = (hi - lo) / count
-    mag = 10 ** math.floor(math.log10(raw))
-    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw * 0.999999)
-    first = math.ceil(lo / step - 1e-9) * step
-    return [first + i * step for i in range(int((hi - first) / step + 1e-9) + 1)]
-
-
-def _fmt(v: float) -> str:
-    return f"{v:.6g}"
-
-
-def svg_chart(series: list[Series], x_label: str, y_label: str,
-              y_max: float | None = None) -> Markup:
-    """A line chart with axes, grid and legend as an inline <svg>."""
-    xs = [x for s in series for x, _ in s.points] or [0.0, 1.0]
-    ys = [y for s in series for _, y in s.points] or [0.0, 1.0]
-    x_lo, x_hi = min(xs), max(xs)
-    if x_hi <= x_lo:
-        x_hi = x_lo + 1
-    top = _nice_max(y_max if y_max is not None else max(ys))
-    pw, ph = W - PAD_L - PAD_R, H - PAD_T - PAD_B
-
-    def px(x: float) -> float:
-        return PAD_L + (x - x_lo) / (x_hi - x_lo) * pw
-
-    def py(y: float) -> float:
-        return PAD_T + ph - min(max(y, 0.0), top) / top * ph
-
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" class="chart" '
-           f'role="img" aria-label="{escape(y_label)} over {escape(x_label)}">']
-    for i in range(6):
-        y = top * i / 5
-        out.append(f'<line x1="{PAD_L}" x2="{W - PAD_R}" y1="{py(y):.1f}" y2="{py(y):.1f}" '
-                   'class="grid"/>')
-        out.append(f'<text x="{PAD_L - 6}" y="{py(y) + 4:.1f}" text-anchor="end">{_fmt(y)}</text>')
-    for x in _nice_ticks(x_lo, x_hi):
-        out.append(f'<text x="{px(x):.1f}" y="{H - PAD_B + 16}" text-anchor="middle">'
-                   f'{_fmt(round(x, 6))}</text>')
-    out.append(f'<text x="{PAD_L + pw / 2}" y="{H - 4}" text-anchor="middle" class="axis">'
-               f'{escape(x_label)}</text>')
-    out.append(f'<text x="12" y="{PAD_T + ph / 2}" text-anchor="middle" class="axis" '
-               f'transform="rotate(-90 12 {PAD_T + ph / 2})">{escape(y_label)}</text>')
-    out.append(f'<rect x="{PAD_L}" y="{PAD_T}" width="{pw}" height="{ph}" class="frame"/>')
-    for s in series:
-        pts = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in s.points)
-        dash = ' stroke-dasharray="6 4"' if s.dashed else ""
-        if s.markers:
-            for x, y in s.points:
-                out.append(f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{s.color}"/>')
-        elif pts:
-            out.append(f'<polyline points="{pts}" fill="none" stroke="{s.color}" '
-                       f'stroke-width="1.6"{dash}/>')
-    for i, s in enumerate(series):  # legend: four entries per row, inside the plot
-        lx = PAD_L + 10 + (i % 4) * 155
-        ly = PAD_T + 6 + (i // 4) * 14
-        out.append(f'<rect x="{lx}" y="{ly}" width="10" height="10" fill="{s.color}"/>')
-        out.append(f'<text x="{lx + 14}" y="{ly + 9}">{escape(s.label)}</text>')
-    out.append("</svg>")
-    return Markup("".join(out))
+def fmt_pct(ratio: float) -> str:
+    return f"{ratio * 100:g} %"
 
 
 def _forwarded_pps(row: dict) -> float:
@@ -182,69 +159,269 @@ def _forwarded_pps(row: dict) -> float:
     return row.get("forwarded_pps", row["rx_pps"])
 
 
+def _offered(row: dict) -> float:
+    return row.get("offered_pps", row.get("tx_pps", 0.0))
+
+
+def latency_words(step: dict | None) -> str:
+    """"p50 ≤ 20 µs, p90 ≤ 30 µs, p99 ≤ 40 µs (100 probes)" from latency_step()."""
+    if not step or not step.get("packets"):
+        return ""
+    parts = [f"{name} ≤ {step[f'{name}_us']} µs" for name in ("p50", "p90", "p99")
+             if step.get(f"{name}_us") is not None]
+    return ", ".join(parts) + f" ({step['packets']} probes)"
+
+
+# --- ramp runs ---
+
+
+@dataclass
+class _Point:
+    """One sample of one direction, as the charts and the step views need it."""
+
+    index: int
+    offered: float  # pps
+    forwarded: float
+    loss: float
+    sent: int
+    dut: dict | None
+    latency: dict | None  # latency_step() of this sample's own probes
+
+
+def _points(samples: list[dict], label: str) -> list[_Point]:
+    out, before = [], None
+    for i, s in enumerate(samples):
+        row = s.get("directions", {}).get(label)
+        if row is None:
+            continue
+        lat = (s.get("latency") or {}).get(label) or {}
+        hist = lat.get("histogram")
+        step = latency_step(histogram_delta(hist, before)) if hist is not None else None
+        before = hist if hist is not None else before
+        out.append(_Point(i, _offered(row), _forwarded_pps(row), row.get("loss_ratio", 0.0),
+                          int(row.get("tx_packets", 0)), s.get("dut"), step))
+    return out
+
+
+def _telling(points: list[_Point], threshold: float) -> tuple[_Point | None, _Point | None]:
+    """The highest lossless step and the lowest lossy one (where loss began): the same
+    rule as the summary's."""
+    sent = [p for p in points if p.sent > 0]
+    good = [p for p in sent if is_lossless(p.loss, threshold)]
+    bad = [p for p in sent if not is_lossless(p.loss, threshold)]
+    best = max(good, key=lambda p: p.offered, default=None)
+    first = min(bad, key=lambda p: (p.offered, p.index), default=None)
+    return best, first
+
+
+def _marks(best: _Point | None, first: _Point | None) -> list[Mark]:
+    marks = []
+    if best:
+        text = f"lossless {fmt_rate(best.offered)}" + ("" if first else ", never lost more")
+        marks.append(Mark(best.offered / 1e6, text, LOSSLESS_COLOR))
+    if first:
+        marks.append(Mark(first.offered / 1e6, f"loss from {fmt_rate(first.offered)}",
+                          LOSSY_COLOR))
+    return marks
+
+
+def _by_offered(points: list[_Point], value) -> list[tuple[float, float]]:
+    return sorted((p.offered / 1e6, value(p)) for p in points if p.sent > 0)
+
+
+def _direction_charts(view: DirView, points: list[_Point], marks: list[Mark]) -> None:
+    label = view.label
+    fwd = Chart([Series("offered = forwarded (no loss)", [(0.0, 0.0)], "#7f7f7f", dashed=True),
+                 Series(f"forwarded {label}", _by_offered(points, lambda p: p.forwarded / 1e6),
+                        COLORS[0], dots=True)],
+                "offered Mpps", "forwarded Mpps", marks=marks)
+    top = max((p.offered / 1e6 for p in points), default=1.0)
+    fwd.series[0].points = [(0.0, 0.0), (top, top)]
+    view.charts.append((f"Forwarded against offered, {label}", svg_chart(fwd)))
+    loss = Chart([Series(f"loss {label}", _by_offered(points, lambda p: p.loss * 100),
+                         LOSSY_COLOR, dots=True)], "offered Mpps", "loss %", marks=marks)
+    view.charts.append((f"Loss against offered, {label}", svg_chart(loss)))
+    where = where_chart([(p.offered / 1e6, p.sent, p.dut) for p in points if p.sent > 0], label)
+    if where:
+        where.marks = marks
+        view.charts.append((f"Where the lost packets went, {label}", svg_chart(where)))
+
+
+def _latency_chart(view: DirView, points: list[_Point], marks: list[Mark]) -> None:
+    with_lat = [p for p in points if p.latency and p.latency.get("packets")]
+    if not with_lat:
+        return
+    # percentiles often share a bucket: a dash each keeps every line visible
+    series = [Series(name, sorted((p.offered / 1e6, p.latency[f"{name}_us"]) for p in with_lat),
+                     color, dots=True, dash=dash)
+              for name, color, dash in (("p50", "#1f77b4", ""), ("p90", "#ff7f0e", "7 4"),
+                                        ("p99", "#d62728", "2 3"))]
+    chart = Chart(series, "offered Mpps", "latency µs (log)", marks=marks, log_y=True)
+    view.charts.append((f"Latency per step, {view.label}", svg_chart(chart)))
+
+
+def _histogram_rows(best: _Point | None, first: _Point | None) -> list[tuple[str, str, str]]:
+    hists = [(p.latency or {}).get("histogram", {}) if p else {} for p in (best, first)]
+    keys = sorted({int(k) for h in hists for k in h})
+    return [(f"{k}-{bucket_top_us(k) - 1} µs" if k else "under 10 µs",
+             *(str(h.get(str(k), "")) for h in hists)) for k in keys]
+
+
+def _ramp_view(run: Run, samples: list[dict], label: str, threshold: float) -> DirView:
+    view = DirView(label)
+    points = _points(samples, label)
+    best, first = _telling(points, threshold)
+    view.lossy_from = first.offered if first else None
+    marks = _marks(best, first)
+    _direction_charts(view, points, marks)
+    _latency_chart(view, points, marks)
+    if run.vars.get("dut_stats"):
+        for title, p in (("At the highest lossless step", best), ("Where loss began", first)):
+            if p:
+                loss = f", {p.loss * 100:.3g} % lost" if p.loss else ""
+                view.steps.append(dut_step(f"{title} ({fmt_rate(p.offered)} offered{loss})",
+                                           p.dut, label))
+    if best and best.latency:
+        view.latency_words = latency_words(best.latency)
+    if best or first:
+        view.histogram = _histogram_rows(best, first)
+    return view
+
+
+def _ramp_row(d: dict, view: DirView) -> Row:
+    if "saturated" not in d:  # a file from before the rule: apply it to its samples
+        d["limit"] = saturation_limit(view.lossy_from is not None, d.get("max_asked_pps", 0.0),
+                                      d.get("max_offered_pps", 0.0), d.get("line_rate_pps", 0.0))
+    limit = d.get("limit")
+    return Row(
+        what=d["direction"],
+        allowed=f"≤ {fmt_pct(d.get('loss_threshold', 0.001))}",
+        rate_pps=d["lossless_pps"],
+        at_least=bool(limit),
+        limit=LIMIT_WORDS.get(limit or "", ""),
+        pct_line=d.get("lossless_pct_line"),
+        lossy_from_pps=d.get("lossy_from_pps", view.lossy_from),
+        max_forwarded_pps=d.get("max_forwarded_pps"),
+        latency=view.latency_words,
+        note="generator limited" if d.get("generator_limited") else "",
+    )
+
+
 def _ramp(run: Run, data: dict) -> None:
     samples = data.get("samples") or []
-    run.directions = list(data.get("summary", {}).get("directions", []))
-    for d in run.directions:
-        run.rows.append({
-            "what": f"direction {d['direction']}",
-            "lossless_mpps": d["lossless_pps"] / 1e6,
-            "max_mpps": d["max_forwarded_pps"] / 1e6,
-            "pct_line": d["lossless_pct_line"],
-            "max_pct_line": d["max_forwarded_pct_line"],
-            "note": "generator limited" if d.get("generator_limited") else "",
-        })
-    labels = sorted({k for s in samples for k in s.get("directions", {})})
-    rate, loss = [], []
-    ideal = Series("asked (ideal)", [(s["elapsed"], s["intended_pps"] / 1e6) for s in samples],
-                   "#7f7f7f", dashed=True)
-    for i, label in enumerate(labels):
-        rows = [(s["elapsed"], s["directions"][label]) for s in samples
-                if label in s["directions"]]
-        rate.append(Series(f"forwarded {label}", [(t, _forwarded_pps(r) / 1e6) for t, r in rows],
-                           COLORS[i % len(COLORS)]))
-        loss.append(Series(f"loss {label}", [(t, r["loss_ratio"] * 100) for t, r in rows],
-                           COLORS[i % len(COLORS)]))
-    if samples:
-        run.charts.append(("Forwarded rate against the asked rate",
-                           svg_chart([ideal, *rate], "seconds", "Mpps")))
-        run.charts.append(("Loss", svg_chart(loss, "seconds", "loss %")))
-    run.forwarded = [(s["elapsed"], sum(map(_forwarded_pps, s["directions"].values())) / 1e6)
-                     for s in samples]
-    for label, lat in (data.get("summary", {}).get("latency") or {}).items():
+    summary = data.get("summary") or {}
+    run.directions = list(summary.get("directions", []))
+    labels = [d["direction"] for d in run.directions] or sorted(
+        {k for s in samples for k in s.get("directions", {})})
+    default = float(run.vars.get("loss_threshold", 0.1)) / 100.0
+    for label in labels:
+        d = next((x for x in run.directions if x["direction"] == label), {})
+        view = _ramp_view(run, samples, label, d.get("loss_threshold", default))
+        run.views.append(view)
+        if d:
+            run.rows.append(_ramp_row(d, view))
+        run.forwarded[label] = sorted((_offered(r) / 1e6, _forwarded_pps(r) / 1e6)
+                                      for s in samples
+                                      if (r := s.get("directions", {}).get(label))
+                                      and r.get("tx_packets", 1) > 0)
+    for label, lat in (summary.get("latency") or {}).items():
         if lat:
             run.latency.append({"direction": label, **lat})
-    for label, tot in (data.get("summary", {}).get("totals") or {}).items():
+    for label, tot in (summary.get("totals") or {}).items():
         run.totals.append({"direction": label, **tot})
 
 
-def _ndr(run: Run, data: dict) -> None:
-    line = data.get("vars", {}).get("line_rate_pps") or 0
-    for g in data.get("goals", []):
-        lower = g.get("lower_bound_pps")
-        run.rows.append({
-            "what": g["name"],
-            "lossless_mpps": (g.get("conditional_throughput_pps") or 0) / 1e6,
-            "max_mpps": (g.get("upper_bound_pps") or 0) / 1e6,
-            "pct_line": 100.0 * lower / line if lower and line else None,
-            "max_pct_line": None,
-            "note": (f"bounds {lower / 1e6:.4f}..{(g.get('upper_bound_pps') or 0) / 1e6:.4f} Mpps, "
-                     f"{g['trials']} trials" if lower else "no lower bound"),
-        })
+# --- ndr runs ---
+
+
+def _trial_latency(trial: dict, label: str) -> dict | None:
+    """A trial starts from cleared counters: its histogram is its own."""
+    lat = (trial.get("directions", {}).get(label) or {}).get("latency") or {}
+    hist = lat.get("histogram")
+    return latency_step(histogram_delta(hist, None)) if hist is not None else None
+
+
+def _ndr_rows(run: Run, data: dict) -> None:
     trials = data.get("trials", [])
-    if trials:
-        good = [(t["trial"], t["load_pps"] / 1e6) for t in trials if t["loss_ratio"] == 0]
-        bad = [(t["trial"], t["load_pps"] / 1e6) for t in trials if t["loss_ratio"] > 0]
-        run.charts.append(("Trial loads (green: no loss, red: loss)", svg_chart(
-            [Series("no loss", good, "#2ca02c", markers=True),
-             Series("loss", bad, "#d62728", markers=True)], "trial", "Mpps")))
-        run.charts.append(("Loss per trial", svg_chart(
-            [Series("loss", [(t["trial"], t["loss_ratio"] * 100) for t in trials], "#d62728",
-                    markers=True)], "trial", "loss %")))
-    for t in trials[-1:]:
-        for label, d in t.get("directions", {}).items():
-            if d.get("latency"):
-                run.latency.append({"direction": label, **d["latency"]})
+    labels = sorted({k for t in trials for k in t.get("directions", {})}) or ["0->1"]
+    for g in data.get("goals", []):
+        lower, upper = g.get("lower_bound_pps"), g.get("upper_bound_pps")
+        at = [t for t in trials if lower and t["load_pps"] == lower]
+        lat = _trial_latency(at[-1], labels[0]) if at else None
+        note = [f"{g.get('trials', len(trials))} trials"]
+        if g.get("conditional_throughput_pps"):
+            note.append(f"conditional throughput {fmt_rate(g['conditional_throughput_pps'])}")
+        if lower is None:
+            note.insert(0, "no lower bound")
+        run.rows.append(Row(
+            what=f"{g['name']} ({'both directions' if len(labels) > 1 else labels[0]})",
+            allowed="0" if not g["loss_ratio"] else f"≤ {fmt_pct(g['loss_ratio'])}",
+            rate_pps=lower,
+            # no trial lost too much up to --max-rate: the bound is the search's, not the DUT's
+            at_least=bool(lower) and upper is None,
+            limit="the search's --max-rate was reached" if lower and upper is None else "",
+            pct_line=g.get("lower_bound_pct_line"),
+            lossy_from_pps=upper,
+            latency=latency_words(lat),
+            note=", ".join(note),
+        ))
+
+
+def _ndr_charts(run: Run, data: dict) -> None:
+    trials = data.get("trials", [])
+    if not trials:
+        return
+    goals = data.get("goals", [])
+    marks = [Mark(g["lower_bound_pps"] / 1e6, f"{g['name']} {fmt_rate(g['lower_bound_pps'])}",
+                  COLORS[(2 + i) % len(COLORS)])
+             for i, g in enumerate(goals) if g.get("lower_bound_pps")]
+    labels = sorted({k for t in trials for k in t.get("directions", {})})
+    for label in labels:
+        view = DirView(label)
+        rows = [(t["load_pps"] / 1e6, t["directions"][label]) for t in trials
+                if label in t.get("directions", {})]
+        fwd = [(x, x * (1 - r["loss_ratio"])) for x, r in rows]
+        top = max((x for x, _ in rows), default=1.0)
+        view.charts.append((f"Forwarded against offered per trial, {label}", svg_chart(Chart(
+            [Series("offered = forwarded", [(0.0, 0.0), (top, top)], "#7f7f7f", dashed=True),
+             Series(f"forwarded {label}", fwd, COLORS[0], markers=True)],
+            "offered Mpps", "forwarded Mpps", marks=marks))))
+        good = [(x, r["loss_ratio"] * 100) for x, r in rows if r["loss_ratio"] == 0]
+        bad = [(x, r["loss_ratio"] * 100) for x, r in rows if r["loss_ratio"] > 0]
+        view.charts.append((f"Loss per trial against offered, {label}", svg_chart(Chart(
+            [Series("no loss", good, LOSSLESS_COLOR, markers=True),
+             Series("loss", bad, LOSSY_COLOR, markers=True)],
+            "offered Mpps", "loss %", marks=marks))))
+        where = where_chart([(t["load_pps"] / 1e6, t["directions"][label]["tx_packets"],
+                              t.get("dut")) for t in trials if label in t.get("directions", {})],
+                            label)
+        if where:
+            where.marks = marks
+            view.charts.append((f"Where the lost packets went, {label}", svg_chart(where)))
+        _ndr_latency(view, trials, marks)
+        run.views.append(view)
+
+
+def _ndr_latency(view: DirView, trials: list[dict], marks: list[Mark]) -> None:
+    """Latency per trial against its load (each trial's own probes)."""
+    points = [(t["load_pps"] / 1e6, lat) for t in trials
+              if (lat := _trial_latency(t, view.label)) and lat.get("packets")]
+    if not points:
+        return
+    series = [Series(name, sorted((x, lat[f"{name}_us"]) for x, lat in points), color,
+                     markers=True)
+              for name, color in (("p50", "#1f77b4"), ("p99", "#d62728"))]
+    view.charts.append((f"Latency per trial, {view.label}", svg_chart(Chart(
+        series, "offered Mpps", "latency µs (log)", marks=marks, log_y=True))))
+
+
+def _ndr(run: Run, data: dict) -> None:
+    # no whole-run latency: T-Rex's min/avg/max span every trial, overloaded ones too
+    _ndr_rows(run, data)
+    _ndr_charts(run, data)
+
+
+# --- the page ---
 
 
 def load_runs(paths: list[Path]) -> list[Run]:
@@ -262,26 +439,47 @@ def load_runs(paths: list[Path]) -> list[Run]:
         run = Run(Path(path).stem, str(path), mode, data.get("status", "complete"), data["vars"],
                   error=data.get("error"), index=len(runs))
         (_ndr if mode == "ndr" else _ramp)(run, data)
+        summary_dut = (data.get("summary") or {}).get("dut")
+        run.verdict = (summary_dut or {}).get("verdict") or ""
+        run.dut_line = dut_status(run.vars, summary_dut)
         runs.append(run)
     return runs
 
 
+def _alike(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> bool:
+    """Two lines a reader cannot tell apart on the chart (within 1 % everywhere)."""
+    return len(a) == len(b) and all(
+        abs(x1 - x2) <= 0.01 * max(abs(x1), 1e-9) and abs(y1 - y2) <= 0.01 * max(abs(y1), 1e-9)
+        for (x1, y1), (x2, y2) in zip(a, b, strict=True))
+
+
 def comparison_chart(runs: list[Run]) -> Markup | None:
-    """Forwarded rate of every ramp direction on one chart."""
-    series = []
+    """Forwarded against offered, every ramp run and direction on one chart. A series that
+    repeats an earlier one says so in its legend, and its own dash keeps both visible."""
+    series: list[Series] = []
     for run in runs:
-        if run.mode == "ramp":
-            series.append(Series(run.name, run.forwarded, COLORS[len(series) % len(COLORS)]))
+        if run.mode != "ramp":
+            continue
+        for label, points in run.forwarded.items():
+            name = f"{run.name} {label}"
+            same = next((s.label for s in series if _alike(s.points, points)), None)
+            n = len(series)
+            series.append(Series(f"{name} (≈ {same})" if same else name, points,
+                                 COLORS[n % len(COLORS)], dash=DASHES[n % len(DASHES)]))
     if len(series) < 2:
         return None
-    return svg_chart(series, "seconds", "Mpps (all directions)")
+    top = max((x for s in series for x, _ in s.points), default=1.0)
+    ideal = Series("offered = forwarded", [(0.0, 0.0), (top, top)], "#7f7f7f", dashed=True)
+    return svg_chart(Chart([ideal, *series], "offered Mpps (per direction)",
+                           "forwarded Mpps (per direction)"))
 
 
 @dataclass
 class Cell:
     run: Run
-    text: str  # "81.7k (100%)"
+    text: str  # "81.7k (100%)", or "≥ 407k (50%)" with note "not saturated: ..."
     generator_limited: bool = False  # the generator, not the device, set the figure
+    note: str = ""
 
 
 @dataclass
@@ -293,18 +491,19 @@ class SummaryTable:
     rows: list[tuple[str, list[Cell | None]]]
 
 
-def fmt_rate(pps: float) -> str:
-    """81.7k, 1.49M, 950: three significant digits and a unit letter."""
-    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if pps >= scale:
-            return f"{pps / scale:.3g}{unit}"
-    return f"{pps:.3g}"
-
-
 def _lossless(run: Run) -> Cell:
-    worst = min(run.directions, key=lambda d: d["lossless_pps"])  # both directions held it
-    return Cell(run, f"{fmt_rate(worst['lossless_pps'])} ({worst['lossless_pct_line']:.3g}%)",
-                any(d.get("generator_limited") for d in run.directions))
+    """The direction that held the least: both directions held it."""
+    worst = min(run.directions, key=lambda d: d["lossless_pps"])
+    limits = [d.get("limit") for d in run.directions]
+    text = f"{fmt_rate(worst['lossless_pps'])} ({worst['lossless_pct_line']:.3g}%)"
+    notes = []
+    if worst.get("limit"):
+        text = "≥ " + text
+        notes.append(f"not saturated: {LIMIT_WORDS[worst['limit']]}")
+    if not run.complete:
+        notes.append(run.status)
+    return Cell(run, text, any(d.get("generator_limited") for d in run.directions)
+                and "generator" not in limits, "; ".join(notes))
 
 
 def summary_table(runs: list[Run]) -> SummaryTable | None:
@@ -335,7 +534,7 @@ def summary_table(runs: list[Run]) -> SummaryTable | None:
 def render(runs: list[Run], title: str = "T-Rex loadtest report") -> str:
     env = Environment(loader=PackageLoader("loadtest", "templates"),
                       autoescape=select_autoescape(["html", "j2"]))
+    env.filters["mpps"] = lambda pps: "" if pps is None else f"{pps / 1e6:.4f}"
     template = env.get_template("report.html.j2")
-    table = summary_table(runs)
     return template.render(title=title, runs=runs, comparison=comparison_chart(runs),
-                           summary=table)
+                           summary=summary_table(runs))

@@ -168,7 +168,15 @@ def latency(stats: dict, pg_id: int) -> dict | None:
     errors = block.get("err_cntrs") or {}
     if errors:
         result["errors"] = {k: v for k, v in errors.items() if isinstance(v, int)}
+    hist = lat.get("histogram")
+    if isinstance(hist, dict):
+        # cumulative since the stats were cleared: a step's own is the difference of two reads
+        result["histogram"] = {str(k): int(v) for k, v in sorted(hist.items(), key=_key_us)}
     return result
+
+
+def _key_us(item: tuple) -> int:
+    return int(item[0])
 
 
 def jsonable(value):
@@ -196,3 +204,92 @@ def write_json(path: Path | str, data: dict) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+# --- the summary's rules: each a boundary the tests pin (just under, at, just over) ---
+
+GENERATOR_SHORT = 0.95  # sent less than this share of the asked rate: the generator fell short
+LINE_SHARE = 0.99  # asked at least this share of line rate: the line, not the device, was the top
+
+
+def is_lossless(loss: float, threshold: float) -> bool:
+    """A step counts as lossless when its loss ratio is at or below the threshold."""
+    return loss <= threshold
+
+
+def generator_short(asked_pps: float, offered_pps: float) -> bool:
+    """The generator sent visibly less than it was asked (T-Rex in software mode does so
+    without any error: it sends late instead)."""
+    return bool(asked_pps) and offered_pps < GENERATOR_SHORT * asked_pps
+
+
+def saturation_limit(saturated: bool, asked_pps: float, offered_pps: float,
+                     line_pps: float) -> str | None:
+    """Why a run that never lost more than its threshold stopped where it did: the figure
+    is then a lower bound of the device's capacity, not its capacity. None when saturated.
+
+    "generator": the generator could not send the asked rate; "line": the run asked line
+    rate (nothing more fits on the wire); "asked": the run's own peak was below the device's
+    capacity (ask for more to find it)."""
+    if saturated:
+        return None
+    if generator_short(asked_pps, offered_pps):
+        return "generator"
+    if line_pps and asked_pps >= LINE_SHARE * line_pps:
+        return "line"
+    return "asked"
+
+
+LIMIT_WORDS = {
+    "generator": "the generator could not send more",
+    "line": "line rate reached",
+    "asked": "the run's peak rate was reached",
+}
+
+
+# --- latency per step, from T-Rex's histogram ---
+
+PERCENTILES = (50.0, 90.0, 99.0, 99.9)
+
+
+def bucket_top_us(key: int) -> int:
+    """Upper end of a T-Rex latency histogram bucket. Keys are lower bounds with one
+    significant digit (10, 20, ... 90, 100, 200, ...): bucket 300 holds 300-399 µs; bucket
+    0 holds what was under 10 µs."""
+    if key < 10:
+        return 10
+    return key + 10 ** (len(str(key)) - 1)
+
+
+def histogram_delta(now: dict | None, before: dict | None) -> dict[int, int]:
+    """Packets per bucket between two cumulative histograms (buckets with none left out)."""
+    now, before = now or {}, before or {}
+    out = {}
+    for key, count in now.items():
+        diff = int(count) - int(before.get(key, before.get(str(key), 0)))
+        if diff > 0:
+            out[int(key)] = diff
+    return dict(sorted(out.items()))
+
+
+def percentile_us(hist: dict[int, int], pct: float) -> int | None:
+    """The top of the bucket that holds the pct-th percentile: pct % of the packets took at
+    most this long. None for an empty histogram."""
+    total = sum(hist.values())
+    if total <= 0:
+        return None
+    need = total * pct / 100.0
+    seen = 0
+    for key in sorted(hist):
+        seen += hist[key]
+        if seen >= need:
+            return bucket_top_us(key)
+    return bucket_top_us(max(hist))
+
+
+def latency_step(hist: dict[int, int]) -> dict:
+    """A step's latency figures from its own histogram."""
+    out: dict = {"packets": sum(hist.values()), "histogram": {str(k): v for k, v in hist.items()}}
+    for pct in PERCENTILES:
+        out[f"p{pct:g}_us"] = percentile_us(hist, pct)
+    return out

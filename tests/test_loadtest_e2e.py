@@ -198,12 +198,14 @@ def test_ndr_with_latency_reports_latency(trex_emu_factory, tmp_path):
     assert [g["loss_ratio"] for g in run["goals"]] == [0.0, 0.01]
     lat = run["trials"][-1]["directions"]["0->1"]["latency"]
     assert lat and lat["min_us"] <= lat["avg_us"] <= lat["max_us"]
-    # and the report renders it: goals table, latency table, trial charts
+    # and the report renders it: goals table with the latency at each goal's rate, charts of
+    # forwarded, loss and latency per trial against the offered load
     html = tmp_path / "report.html"
     assert main(["report", str(tmp_path / "lat.json"), "-o", str(html)]) == 0
     page = html.read_text()
-    assert "NDR" in page and "PDR 1%" in page and "jitter µs" in page
-    assert page.count("<svg") == 2
+    assert "NDR" in page and "PDR 1%" in page and "p99 ≤" in page
+    assert "Latency per trial, 0-&gt;1" in page
+    assert page.count("<svg") == 3
 
 
 def _start_cli(emu, out: Path, *extra: str) -> subprocess.Popen:

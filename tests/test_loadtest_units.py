@@ -202,14 +202,15 @@ def test_report_plots_the_forwarded_rate_the_table_reports(tmp_path):
         write_json(path, data)
     runs = load_runs(paths)
     for run, top in zip(runs, (0.4, 0.7), strict=True):
-        assert max(y for _, y in run.forwarded) == pytest.approx(top)
-        assert run.rows[0]["max_mpps"] == pytest.approx(top)
-        assert [x for x, _ in run.forwarded] == [float(i + 1) for i in range(10)]
+        assert max(y for _, y in run.forwarded["0->1"]) == pytest.approx(top)
+        assert run.rows[0].max_forwarded_pps / 1e6 == pytest.approx(top)
+        # plotted against the offered load (0.1 .. 1 Mpps here), not against time
+        assert [x for x, _ in run.forwarded["0->1"]] == pytest.approx([0.1 * (i + 1)
+                                                                       for i in range(10)])
     html = render(runs)
     assert html.count("<svg") == 5
-    # no chart is scaled to the 1.05 Mpps of rx_pps (axis top 1.2); the comparison chart
-    # (forwarded only) tops at 0.8 for 0.7 Mpps
-    assert ">0.64</text>" in html and ">1.2</text>" not in html
+    # no chart is scaled to the 1.05 Mpps of rx_pps: every axis tops at the 1 Mpps offered
+    assert ">1</text>" in html and ">1.2</text>" not in html
 
 
 def test_report_cli_errors_are_one_line(tmp_path, capsys):
@@ -300,7 +301,7 @@ def test_loading_the_client_keeps_our_pyyaml():
 
 
 def test_chart_ticks_are_round_numbers():
-    from loadtest.report import _nice_ticks
+    from loadtest.charts import nice_ticks as _nice_ticks
 
     assert _nice_ticks(1.002, 10.002) == [2, 4, 6, 8, 10]
     assert _nice_ticks(0, 1) == pytest.approx([0, 0.2, 0.4, 0.6, 0.8, 1.0])
