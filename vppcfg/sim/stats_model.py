@@ -35,12 +35,14 @@ IP4_ERRORS = (
     "fragment_offset_one", "time_expired", "hdr_too_short", "mtu_exceeded", "dst_lookup_miss",
     "src_lookup_miss", "drop", "punt", "same_interface", "unknown_protocol", "tcp_checksum",
     "udp_checksum", "udp_length", "spoofed_local_packets", "inacl_table_miss",
-    "inacl_session_deny", "outacl_table_miss", "outacl_session_deny", "rpf_failure")
+    "inacl_session_deny", "outacl_table_miss", "outacl_session_deny", "rpf_failure",
+    "reass_duplicate_fragment", "reass_limit_reached", "reass_fragment_chain_too_long",
+    "reass_no_buf", "reass_malformed_packet", "reass_internal_error", "reass_timeout",
+    "reass_to_custom_app", "reass_success", "reass_fragments_reassembled",
+    "reass_fragments_rcvd", "reass_unsupp_ip_prot")
 # The nodes the traffic model sends packets through, in VPP's registration order
 # as far as it matters, with their error counters' names as VPP shows them.
 CORE_NODES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("af-packet-input", ("partial packet", "timed out block", "total received block")),
-    ("dpdk-input", ()),
     ("ethernet-input", ("no error", "llc length > packet length", "unknown ethernet type",
                         "unknown vlan", "l3 mac mismatch", "subinterface down")),
     ("l2-input", ("L2 input packets", "L2 input drops")),
@@ -67,6 +69,13 @@ CORE_NODES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("error-drop", ()),
     ("drop", ()),
 )
+# The input node of a PHY's driver, registered when the first PHY of that kind appears
+# (the real test VPP has af_packet and no DPDK; a router's has dpdk-input).
+INPUT_NODES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "af-packet": ("af-packet-input", ("partial packet", "timed out block",
+                                      "total received block")),
+    "dpdk": ("dpdk-input", ()),
+}
 OUTPUT_ERRORS = ("interface is down", "interface is deleted", "no tx queue available")
 AF_PACKET_TX_ERRORS = ("tx frame not ready", "tx sendto temporary failure",
                        "tx sendto fatal failure", "tx ring overrun")
@@ -152,7 +161,18 @@ class StatsModel:
                 changed = True
         return changed
 
+    def remember(self, info: InterfaceInfo) -> None:
+        """An interface created and deleted between two syncs: VPP made its column and
+        nodes when it was created, so the next sync must find them to retire."""
+        slot = self.slots.get(info.sw_if_index)
+        if slot is None or not slot.live or slot.name != info.name:
+            self.slots[info.sw_if_index] = _Slot(info.name, InterfaceCounters())
+        if not info.is_sub and info.hw_if_index not in self.live_hw:
+            self._add_hw(info)
+
     def _add_hw(self, info: InterfaceInfo) -> None:
+        if info.dev_type in INPUT_NODES:
+            self.add_node(*INPUT_NODES[info.dev_type])
         output, tx = f"{info.name}-output", f"{info.name}-tx"
         tx_errors = AF_PACKET_TX_ERRORS if info.dev_type == "af-packet" else ()
         self.add_node(output, OUTPUT_ERRORS)

@@ -79,7 +79,9 @@ class StatsService:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._last_t: float | None = None
+        self._ghosts: list[InterfaceInfo] = []  # deleted before a sync saw them
         state.on_change.append(self._changed)
+        state.on_delete.append(self._deleting)
 
     def _first_phys(self) -> list[str]:
         """By default T-Rex port 0 faces the first PHY, port 1 the second, ..."""
@@ -88,6 +90,12 @@ class StatsService:
 
     def _changed(self, state: SimState, message: str, args: dict[str, Any]) -> None:
         self._dirty = True  # called under the API lock: the rebuild happens elsewhere
+
+    def _deleting(self, state: SimState, sw_if_index: int) -> None:
+        itf = state.get(sw_if_index)
+        if itf is not None:  # cheap: one record, the sync decides whether it matters
+            self._ghosts.append(InterfaceInfo(itf.sw_if_index, itf.name, itf.hw_if_index,
+                                              itf.is_sub, state.hw_owner(itf).dev_type))
 
     # -- lifecycle ----------------------------------------------------------------------
     def start(self) -> StatsService:
@@ -143,7 +151,10 @@ class StatsService:
         with self.state_lock:
             self._dirty = False
             infos = interfaces_of(self.state)
+            ghosts, self._ghosts = self._ghosts, []
         with self.lock:
+            for ghost in ghosts:
+                self.model.remember(ghost)
             self.model.sync(infos)
             self.segment.publish(self.model.entries())
 

@@ -31,7 +31,7 @@ import math
 from dataclasses import dataclass, field
 
 from vppcfg.sim.state import SimInterface, SimState
-from vppcfg.sim.stats_model import StatsModel
+from vppcfg.sim.stats_model import INPUT_NODES, StatsModel
 
 FULL_FRAME = 256  # VLIB_FRAME_SIZE: the most vectors one call handles
 CALL_CLOCKS = 300  # fixed clocks of one node call, whatever its vector
@@ -196,7 +196,9 @@ class TrafficModel:
         flow.sw_if_index, flow.peer = rx, peer
         itf = state.get(rx)
         dev_type = state.hw_owner(itf).dev_type if itf is not None else ""
-        flow.input_node = "af-packet-input" if dev_type == "af-packet" else "dpdk-input"
+        # a PHY of another driver is read like a DPDK one (and counts its rx-miss)
+        flow.input_node, reasons = INPUT_NODES.get(dev_type, INPUT_NODES["dpdk"])
+        self.model.add_node(flow.input_node, reasons)
         flow.counts_miss = dev_type != "af-packet"
         offered = sum(s.pps for s in streams)
         load = offered / self.capacity if self.capacity else 0.0

@@ -1,0 +1,100 @@
+"""The simulator's stats segment against a real VPP's (marker `real`): for the same
+interfaces, made by the same API calls, vpp_papi's VPPStats finds the same names,
+indexes, paths and counter types in both."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from vpp_papi.vpp_stats import VPPStats
+
+from tests.conftest import short_socket_dir
+from vppcfg.sim.inventory import Phy
+from vppcfg.sim.stats_service import StatsService
+from vppcfg.vpp import VppConnection
+
+pytestmark = pytest.mark.real
+
+PHYS = ("ge0", "ge1")
+
+
+@pytest.fixture
+def sim(vpp_sim_factory: Any) -> Iterator[tuple[Any, str]]:
+    handle = vpp_sim_factory(phys=[Phy(f"host-{name}", f"02:fe:00:00:00:0{i}", 9000,
+                                       "af-packet") for i, name in enumerate(PHYS)])
+    directory = short_socket_dir()
+    service = StatsService(handle.dataplane.state, handle.server.lock,
+                           f"{directory}/stats.sock").start()
+    yield handle, f"{directory}/stats.sock"
+    service.stop()
+    os.rmdir(directory)
+
+
+def build(socket: str, api_dir: Any) -> None:
+    """Two loopbacks, a dot1q sub-interface, then the first loopback deleted."""
+    with VppConnection.open(socket, str(api_dir), requests=None) as conn:
+        first = conn.call("create_loopback").sw_if_index
+        conn.call("create_loopback")
+        conn.call("create_vlan_subif", sw_if_index=1, vlan_id=100)
+        conn.call("delete_loopback", sw_if_index=first)
+
+
+def read(path: str) -> tuple[dict[str, int], dict[str, Any]]:
+    stats = VPPStats(path)
+    stats.connect()
+    try:
+        types = {name: entry.type for name, entry in stats.directory.items()}
+        wanted = ["/if/names", "/if/rx", "/if/drops", "/sys/node/names", "/node/errors",
+                  "/sys/num_worker_threads"]
+        return types, stats.dump(wanted)
+    finally:
+        stats.disconnect()
+
+
+def test_the_simulators_segment_has_the_real_vpps_structure(sim, vpp_real_factory):
+    handle, sim_path = sim
+    real = vpp_real_factory(PHYS)
+    build(real.socket, real.api_dir)
+    build(handle.socket, handle.api_dir)
+    # VPP's stats collector process adds new nodes to the segment every few seconds;
+    # the simulator follows its interfaces within 0.1 s
+    real_path = str(real.run_dir / "stats.sock")
+    deadline = time.monotonic() + 30
+    while not {"loop1-tx", "host-ge0-output"} <= set(read(real_path)[1]["/sys/node/names"]):
+        assert time.monotonic() < deadline, "the real VPP never listed the new nodes"
+        time.sleep(0.5)
+    real_types, real_values = read(real_path)
+    sim_types, sim_values = read(sim_path)
+
+    assert sim_values["/if/names"] == real_values["/if/names"]
+    assert "deleted" in sim_values["/if/names"]
+    width = len(real_values["/if/names"])
+    for counter in ("/if/rx", "/if/drops"):  # one thread, one column per sw_if_index
+        assert [len(row) for row in sim_values[counter]] == [width]
+        assert [len(row) for row in real_values[counter]] == [width]
+    assert sim_values["/sys/num_worker_threads"] == real_values["/sys/num_worker_threads"]
+
+    # every path the simulator shows, the real VPP shows too, with the same type
+    missing = sorted(set(sim_types) - set(real_types))
+    assert missing == []
+    differ = {p: (t, real_types[p]) for p, t in sim_types.items() if real_types[p] != t}
+    assert differ == {}
+    # the paths a loadtest reads are all there, per interface too
+    for name in ("host-ge0", "host-ge0.100", "loop1"):
+        assert {p for p in real_types if p.startswith(f"/interfaces/{name}/")} == \
+            {p for p in sim_types if p.startswith(f"/interfaces/{name}/")}
+    for node in ("af-packet-input", "host-ge1-tx", "ethernet-input", "l2-input", "ip4-input"):
+        assert {p for p in real_types if p.startswith(f"/nodes/{node}/")} == \
+            {p for p in sim_types if p.startswith(f"/nodes/{node}/")}
+    for node in ("ip4-input", "l2-output", "host-ge1-output", "host-ge1-tx"):
+        assert {p for p in real_types if p.startswith(f"/err/{node}/")} == \
+            {p for p in sim_types if p.startswith(f"/err/{node}/")}
+    # a deleted interface's nodes: renamed alike, its links gone alike
+    assert not any(p.startswith("/interfaces/loop0/") for p in real_types)
+    assert not any(p.startswith("/interfaces/loop0/") for p in sim_types)
+    deleted = {n for n in real_values["/sys/node/names"] if n.endswith("-deleted")}
+    assert deleted and deleted <= set(sim_values["/sys/node/names"])
