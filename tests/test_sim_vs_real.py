@@ -185,3 +185,24 @@ def test_lcp_sizes_the_host_tap_by_the_l3_mtu(vpp):
     host = next(iter(vpp.call("sw_interface_dump", sw_if_index=pair.host_sw_if_index)))
     tap = next(iter(vpp.call("sw_interface_tap_v2_dump", sw_if_index=pair.host_sw_if_index)))
     assert (list(host.mtu), tap.host_mtu_size) == ([1400, 0, 0, 0], 1400)
+
+
+@pytest.mark.parametrize("mode", [3, 5])  # xor, lacp
+def test_a_members_local_numa_mark_comes_with_its_first_up_and_stays(vpp, mode):
+    """Found by the walk's full-state comparison: the simulator showed is_local_numa
+    for every member that is up; VPP sets it the first time a member is up outside
+    LACP mode (no partner here, so never in LACP) and never clears it."""
+    phy = _first_phy(vpp)
+    b = vpp.call("bond_create2", id=4, mode=mode, lb=0, numa_only=False, enable_gso=False,
+                 use_custom_mac=False, mac_address="00:00:00:00:00:00").sw_if_index
+    vpp.call("bond_add_member", sw_if_index=phy, bond_sw_if_index=b, is_passive=False,
+             is_long_timeout=False)
+
+    def local_numa() -> bool:
+        return bool(next(iter(vpp.call("sw_member_interface_dump", sw_if_index=b))).is_local_numa)
+
+    seen = [local_numa()]
+    for flags in (1, 0):  # the member up, then down again
+        vpp.call("sw_interface_set_flags", sw_if_index=phy, flags=flags)
+        seen.append(local_numa())
+    assert seen == ([False, True, True] if mode == 3 else [False, False, False])

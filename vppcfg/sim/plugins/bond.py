@@ -9,7 +9,10 @@ Observed VPP behaviour modelled here:
   parent's) and gets its own MAC back when it leaves the bond.
 * a member is active when the bond and the member are admin up and the member
   has link (never in LACP mode: no partner answers); the bond has link while
-  it has an active member. ``is_local_numa`` reads 1 for members that are up.
+  it has an active member. ``is_local_numa`` reads 0 until the member is
+  first up (admin and link) outside LACP mode, then 1 for good, even when it
+  goes down again (VPP sets it when it starts distributing to the member; seen
+  on vpp-real 26.06 and 26.10); an LACP member, never distributing here, keeps 0.
 * a MAC later set on the bond is pushed to the members as well.
 * bond_delete releases the members (they keep admin state and MTU) and deletes
   the bond's sub-interfaces (core cascade).
@@ -55,6 +58,7 @@ class Member:
     is_long_timeout: bool
     orig_mac: str  # the hardware MAC before joining, restored on detach
     weight: int = 0
+    local_numa: bool = False  # sticky: see the module's notes
 
 
 @dataclass
@@ -188,7 +192,14 @@ def bond_add_member(state: SimState, args: dict[str, Any]) -> Response:
     hw.mac = bond_itf.mac
     bond.members.append(member)
     data.member_of[member_index] = bond
+    _mark_local_numa(state, bond, member)
     return reply(OK)
+
+
+def _mark_local_numa(state: SimState, bond: Bond, member: Member) -> None:
+    itf = state.interfaces.get(member.sw_if_index)
+    if bond.mode != MODE_LACP and itf is not None and _is_up(state, itf):
+        member.local_numa = True
 
 
 def _release(state: SimState, bond: Bond, member: Member) -> None:
@@ -269,7 +280,7 @@ def sw_member_interface_dump(state: SimState, args: dict[str, Any]) -> Response:
         rows.append({
             "sw_if_index": m.sw_if_index, "interface_name": _member_name(state, itf),
             "is_passive": m.is_passive, "is_long_timeout": m.is_long_timeout,
-            "is_local_numa": _is_up(state, itf), "weight": m.weight,
+            "is_local_numa": m.local_numa, "weight": m.weight,
         })
     return details(rows)
 
@@ -326,7 +337,13 @@ def _on_delete(state: SimState, sw_if_index: int) -> None:
 
 
 def _on_change(state: SimState, message: str, args: dict[str, Any]) -> None:
-    """A MAC set on a bond reaches every member's hardware."""
+    """A MAC set on a bond reaches every member's hardware; a member coming up
+    is marked local-numa."""
+    if message == "sw_interface_set_flags":
+        for bond in bonds(state).by_sw.values():
+            for member in bond.members:
+                _mark_local_numa(state, bond, member)
+        return
     if message != "sw_interface_set_mac_address":
         return
     bond = bonds(state).by_sw.get(args.get("sw_if_index", NONE_INDEX))
