@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from loadtest.charts import Chart, Series, Stack
+from loadtest.dut import SATURATION_MIN_CALLS
+from loadtest.dut import SATURATION_VECTORS_PER_CALL as SATURATED_VPC
 
-# the busiest node at or above this many vectors per call has full vectors: VPP's CPU cannot
-# keep up (a vector holds at most 256 packets); the same threshold as the summary's verdict
-SATURATED_VPC = 240.0
+# the busiest node at or above SATURATED_VPC vectors per call (and called at least
+# SATURATION_MIN_CALLS times) runs full vectors: VPP's CPU cannot keep up. The verdict's own
+# thresholds (loadtest.dut), so the words at a step agree with the one-line verdict.
 CAUSE_WORDS = {
     "before-dut": "lost before VPP counted it",
     "after-dut": "lost after VPP sent it",
@@ -86,13 +88,18 @@ def where_chart(points: list[tuple[float, int, dict]], label: str) -> Chart | No
                  stack=Stack([x for x, _, _ in rows], layers))
 
 
-def _node_words(nodes: list[dict]) -> str:
+def _node_words(nodes: list[dict] | None) -> str:
+    if nodes is None:
+        return ("VPP's CPU load is unknown: no per-node counters (VPP's statseg "
+                "per-node-counters is off).")
     if not nodes:
-        return "VPP's busiest node: no node data."
+        return "VPP handled no packets."
     top = nodes[0]
     vpc = float(top.get("vectors_per_call") or 0.0)
     text = (f"VPP's busiest node is {top.get('node')} at {vpc:.1f} vectors/call, "
             f"{float(top.get('clocks_per_packet') or 0):.0f} clocks/packet")
+    if int(top.get("calls") or 0) < SATURATION_MIN_CALLS:
+        return text + f" over only {int(top.get('calls') or 0)} calls: too few to judge."
     if vpc >= SATURATED_VPC:
         return text + ": saturated (its vectors are full; VPP's CPU cannot keep up)."
     return text + ": not saturated (VPP had time to spare)."
@@ -137,7 +144,8 @@ def dut_step(title: str, dut: dict | None, label: str) -> DutStep:
     step.nodes = list(dut.get("nodes") or [])
     step.errors = list(dut.get("errors") or [])
     step.interfaces = [{"name": name, **counters} for name, counters in interfaces.items()]
-    words = [_node_words(step.nodes), _drop_words(causes), _loss_words(causes),
+    # nodes None: VPP's per-node counters were off (not the same as no packets)
+    words = [_node_words(dut.get("nodes")), _drop_words(causes), _loss_words(causes),
              _miss_words(interfaces)]
     step.words = [w for w in words if w]
     return step

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from loadtest.dut import SATURATION_MIN_CALLS
 from loadtest.ndr import (
     KEPT_UP,
     NO_LOWER_BOUND,
@@ -231,10 +232,15 @@ def test_percentile_at_a_bucket_edge(in_first, p50_top):
     (SATURATED_VPC - 0.1, False), (SATURATED_VPC, True), (SATURATED_VPC + 0.1, True)])
 def test_a_node_is_saturated_from_240_vectors_per_call(vpc, saturated):
     assert SATURATED_VPC == 240.0
-    step = dut_step("t", {"nodes": [{"node": "af-packet-input", "vectors_per_call": vpc,
-                                     "clocks_per_packet": 100.0}]}, "0->1")
-    assert ("saturated (its vectors are full" in step.words[0]) is saturated
-    assert ("not saturated" in step.words[0]) is not saturated
+    def words(calls: int) -> str:
+        node = {"node": "af-packet-input", "vectors_per_call": vpc, "calls": calls,
+                "clocks_per_packet": 100.0}
+        return dut_step("t", {"nodes": [node]}, "0->1").words[0]
+
+    assert ("saturated (its vectors are full" in words(SATURATION_MIN_CALLS)) is saturated
+    assert ("not saturated" in words(SATURATION_MIN_CALLS)) is not saturated
+    # a node called too few times says nothing about load, as in the verdict
+    assert "too few to judge" in words(SATURATION_MIN_CALLS - 1)
 
 
 @pytest.mark.parametrize("other, alike", [(100.99, True), (101.0, True), (101.01, False)])
