@@ -20,10 +20,15 @@ bin=${1:-$root/.venv/bin}
 shift || true
 bin=$(cd "$bin" && pwd)
 export HOME=$root/build/ansible-test-home LC_ALL=C.UTF-8
-pip_version=$("$bin/python" -c '
+# the venv's own Python (3.11-3.13): ansible-test checks with the version it runs on
+py_version=$("$bin/python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+pip_version=$("$bin/python" - "$py_version" <<'PY'
+import sys
 from types import SimpleNamespace
 from ansible_test._internal.python_requirements import get_venv_packages
-print(get_venv_packages(SimpleNamespace(version="3.11"))["pip"])')
+print(get_venv_packages(SimpleNamespace(version=sys.argv[1]))["pip"])
+PY
+)
 cache=$HOME/.ansible/test/cache
 mkdir -p "$cache"
 cat > "$cache/get_pip_${pip_version//./_}.py" <<'PY'
@@ -38,5 +43,5 @@ subprocess.check_call([sys.executable, "-m", "ensurepip", "--default-pip"],
 subprocess.check_call([sys.executable, "-m", "pip", "install", "--quiet", *args])
 PY
 cd ansible/ansible_collections/vppcfg/vppcfg
-exec "$bin/ansible-test" sanity --python 3.11 --requirements --color no \
+exec "$bin/ansible-test" sanity --python "$py_version" --requirements --color no \
     --skip-test pslint --skip-test shellcheck "$@"
