@@ -126,6 +126,7 @@ def sim_like(vpp_sim_factory: Any) -> Any:
     from vppcfg.sim.dataplane import SimDataplane
     from vppcfg.sim.inventory import Phy
     from vppcfg.sim.plugins._util import linux
+    from vppcfg.sim.plugins.lcp import pairs
 
     def make(live: Dataplane, namespaces: list[str]) -> Any:
         phys = [Phy(name, itf.mac or "02:00:00:00:00:01", 9000, "af-packet")
@@ -133,6 +134,7 @@ def sim_like(vpp_sim_factory: Any) -> Any:
         # vpp-real's shim gives lcp on sub-interfaces a Linux device, as a
         # kernel with 802.1q would: the simulator's default
         model = SimDataplane(phys)
+        pairs(model.state).sync = False  # vpp-real runs without lcp-sync, VPP's default
         host = linux(model.state)
         for ns in ("", *namespaces):
             host.add_namespace(ns)

@@ -29,7 +29,10 @@ def _targets() -> list[Any]:
 @pytest.fixture(params=_targets())
 def vpp(request: Any, vpp_sim_factory: Any) -> Any:
     if request.param == "sim":
+        from vppcfg.sim.plugins.lcp import pairs
+
         handle = vpp_sim_factory()
+        pairs(handle.dataplane.state).sync = False  # as vpp-real runs, VPP's default
     else:
         from tests.real import unavailable, vpp_real
 
@@ -206,3 +209,21 @@ def test_a_members_local_numa_mark_comes_with_its_first_up_and_stays(vpp, mode):
         vpp.call("sw_interface_set_flags", sw_if_index=phy, flags=flags)
         seen.append(local_numa())
     assert seen == ([False, True, True] if mode == 3 else [False, False, False])
+
+
+def test_without_lcp_sync_an_mtu_stays_on_the_vpp_side(vpp):
+    """Found by the walk's full-state comparison: the simulator always played
+    lcp-sync (an MTU set on a paired interface reaching its host tap and coming
+    back as its hardware MTU); without it, VPP's default, nothing follows."""
+    loop = vpp.call("create_loopback_instance", mac_address="00:00:00:00:00:00",
+                    is_specified=True, user_instance=6).sw_if_index
+    vpp.call("sw_interface_set_mtu", sw_if_index=loop, mtu=[9000, 0, 0, 0])
+    vpp.call("lcp_itf_pair_add_del_v3", is_add=True, sw_if_index=loop, host_if_name="lo6",
+             host_if_type=0, netns="")
+    before = next(iter(vpp.call("sw_interface_dump", sw_if_index=loop))).link_mtu
+    vpp.call("sw_interface_set_mtu", sw_if_index=loop, mtu=[1500, 0, 0, 0])
+    pair = next(iter(vpp.call("lcp_itf_pair_get_v2", cursor=0xFFFFFFFF,
+                              sw_if_index=loop)[1]))
+    tap = next(iter(vpp.call("sw_interface_tap_v2_dump", sw_if_index=pair.host_sw_if_index)))
+    itf = next(iter(vpp.call("sw_interface_dump", sw_if_index=loop)))
+    assert (tap.host_mtu_size, itf.link_mtu, list(itf.mtu)) == (9000, before, [1500, 0, 0, 0])

@@ -83,6 +83,10 @@ class LcpState:
     # startup.conf `lcp-auto-subint`: VPP's default (and vppcfg's need) is off;
     # the recorded VPP had it on (SimDataplane(lcp_auto_subint=True)).
     auto_subint: bool = False
+    # startup.conf `lcp-sync` (see sync_mtu): the recorded VPP had it on, as the
+    # simulator does by default; VPP's default, and vpp-real's, is off, where an
+    # MTU set on a paired interface stays in VPP (the real-VPP walk turns it off).
+    sync: bool = True
 
 
 def pairs(state: SimState) -> LcpState:
@@ -282,6 +286,8 @@ def sync_mtu(state: SimState, sw_if_index: int) -> None:
     """lcp-sync after sw_interface_set_mtu on a paired phy: Linux takes the MTU
     on the host tap and linux-nl mirrors it back as the phy's hardware MTU,
     which (like hw_interface_set_mtu) resets the L3 MTU of the phy and its subs."""
+    if not pairs(state).sync:
+        return
     pair = pairs(state).by_phy.get(sw_if_index)
     phy = state.interfaces.get(sw_if_index)
     if pair is None or phy is None or phy.is_sub:
