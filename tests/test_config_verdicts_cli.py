@@ -7,11 +7,14 @@ a VPP holding an allowed state checks and plans to nothing (simulator)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.ansible_tools import ansible_bin, ansible_env, module_result
 from tests.test_config_rules import REFUSED
 from vppcfg import config
 from vppcfg.cli import main
@@ -129,3 +132,37 @@ def test_dump_of_an_allowed_state_checks_and_plans_to_nothing(
         assert rule in config.to_dict(config.load(str(dumped)))["vppcfg"]["allow"]
     capsys.readouterr()
     assert main(["plan", "-c", str(dumped), *vpp_args(sim), "--detailed-exitcode"]) == 0
+
+
+def ansible_module(sim: Any, tmp_path: Path, args: dict[str, Any]) -> tuple[dict, str]:
+    """The vppcfg module run by ansible-core (ad hoc, connection local) against
+    `sim`: its result and everything ansible printed (warnings go to stderr)."""
+    tree = tmp_path / f"tree-{len(list(tmp_path.glob('tree-*')))}"
+    vpp = {"api_socket": sim.socket, "json_dir": str(sim.api_dir),
+           "lock_file": str(tmp_path / "apply.lock"), "state_dir": str(tmp_path / "state")}
+    done = subprocess.run(
+        [ansible_bin("ansible"), "localhost", "-i", "localhost,", "-c", "local",
+         "-e", f"ansible_python_interpreter={sys.executable}",
+         "-m", "vppcfg.vppcfg.vppcfg", "-a", json.dumps({**vpp, **args}), "-t", str(tree)],
+        env=ansible_env(tmp_path / "ansible-home"), capture_output=True, text=True, timeout=120,
+    )
+    printed = done.stdout + done.stderr
+    assert "Traceback" not in printed
+    return {**module_result(tree), "failed": done.returncode != 0}, printed
+
+
+def test_ansible_module_refuses_allows_warns_and_strict(vpp_sim, tmp_path: Path) -> None:
+    refused, _ = ansible_module(vpp_sim, tmp_path, {"config": BOND_ADDRESS})
+    assert refused["failed"] is True and "nothing was changed" in refused["msg"]
+    assert any("--allow bond-member-address" in p for p in refused["problems"])
+    allow = {"config": BOND_ADDRESS, "allow": ["bond-member-address"]}
+    strict, _ = ansible_module(vpp_sim, tmp_path, {**allow, "strict": True})
+    assert strict["failed"] is True and strict["msg"].startswith("strict: 1 warning(s)")
+    assert vpp_sim.dataplane.mutations == 0
+    applied, printed = ansible_module(vpp_sim, tmp_path, allow)
+    assert applied["failed"] is False and applied["changed"] is True, applied
+    [warning] = applied["config_warnings"]
+    assert warning.startswith("config:5:") and "(allowed: bond-member-address)" in warning
+    assert "[WARNING]: config:5:" in printed  # shown where Ansible users look
+    assert applied["report"].startswith("applied ")  # apply's repeat of it left out
+    assert vpp_sim.dataplane.mutations > 0

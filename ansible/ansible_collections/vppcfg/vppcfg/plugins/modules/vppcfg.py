@@ -230,10 +230,10 @@ def apply_args(params, config_path):
     return argv
 
 
-def apply(module, result, repeated=()):
-    """Apply through `vppcfg apply` (lock, verify, rollback, confirm timer);
-    `repeated`: lines apply prints that the result has already (the config's
-    warnings), left out of its report."""
+def apply(module, result, found=()):
+    """Apply through `vppcfg apply` (lock, verify, rollback, confirm timer).
+    `found`: the config's warnings, which apply prints again (for the file it
+    is given) and the result has already: left out of its report."""
     params = module.params
     path, temporary = params["src"], None
     if path is None:
@@ -246,6 +246,8 @@ def apply(module, result, repeated=()):
     finally:
         if temporary:
             os.unlink(temporary)
+    # as `vppcfg apply` prints them, for the file it read
+    repeated = {str(replace(w, file=path, message=f"warning: {w.message}")) for w in found}
     report = "\n".join(line for line in report.splitlines() if line not in repeated)
     result.update(rc=code, report=report)
     if code:
@@ -284,9 +286,7 @@ def present(module):
         result["msg"] = (f"would make {counts['create']} to create, {counts['update']} to "
                          f"change, {counts['delete']} to delete")
     else:
-        # `vppcfg apply` prints the config's warnings as `check` does
-        printed = {str(replace(w, message=f"warning: {w.message}")) for w in found}
-        apply(module, result, printed)
+        apply(module, result, found)
     module.exit_json(**result)
 
 
