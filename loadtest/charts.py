@@ -19,6 +19,7 @@ COLORS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e3
 DASHES = ("", "7 4", "2 3", "10 3 2 3", "4 4", "1 5")
 W, H, PAD_L, PAD_R, PAD_T, PAD_B = 720, 300, 64, 16, 16, 40
 LEGEND_ROW = 16
+MIN_BAR = 6.0  # pixels
 
 
 @dataclass
@@ -80,6 +81,11 @@ def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
 
 
 def fmt(v: float) -> str:
+    """Axis numbers: 0.25, 1.5, 20, 5000, 100k, 1M (short enough for the margin)."""
+    for unit, scale in (("M", 1e6), ("k", 1e4)):
+        if abs(v) >= scale and float(v).is_integer():
+            scale = 1e6 if unit == "M" else 1e3
+            return f"{v / scale:g}{unit}"
     return f"{v:.6g}"
 
 
@@ -160,7 +166,8 @@ def _bars(stack: Stack, f: _Frame) -> list[str]:
     xs = sorted(set(stack.xs))
     gaps = [b - a for a, b in pairwise(xs) if b > a]
     width_x = min(gaps, default=(f.x_hi - f.x_lo) / 20) * 0.8
-    width = max(2.0, f.px(f.x_lo + width_x) - f.px(f.x_lo))
+    # steps at almost the same load may overlap rather than shrink to hairlines
+    width = max(MIN_BAR, f.px(f.x_lo + width_x) - f.px(f.x_lo))
     out = []
     for i, x in enumerate(stack.xs):
         base = 0.0

@@ -263,8 +263,17 @@ def _latency_chart(view: DirView, points: list[_Point], marks: list[Mark]) -> No
 def _histogram_rows(best: _Point | None, first: _Point | None) -> list[tuple[str, str, str]]:
     hists = [(p.latency or {}).get("histogram", {}) if p else {} for p in (best, first)]
     keys = sorted({int(k) for h in hists for k in h})
-    return [(f"{k}-{bucket_top_us(k) - 1} µs" if k else "under 10 µs",
-             *(str(h.get(str(k), "")) for h in hists)) for k in keys]
+    return [(_bucket_words(k), *(str(h.get(str(k), "")) for h in hists)) for k in keys]
+
+
+def _bucket_words(key: int) -> str:
+    """"10–20 µs", "2–3 ms": a histogram bucket, from its lower bound to the next one."""
+    top = bucket_top_us(key)
+    if not key:
+        return "under 10 µs"
+    if key >= 1000:
+        return f"{key / 1000:g}–{top / 1000:g} ms"
+    return f"{key}–{top} µs"
 
 
 def _ramp_view(run: Run, samples: list[dict], label: str, threshold: float) -> DirView:
@@ -497,7 +506,11 @@ def _lossless(run: Run) -> Cell:
     limits = [d.get("limit") for d in run.directions]
     text = f"{fmt_rate(worst['lossless_pps'])} ({worst['lossless_pct_line']:.3g}%)"
     notes = []
-    if worst.get("limit"):
+    if not worst["lossless_pps"]:  # lost from the first step: no rate to claim
+        text = "none lossless"
+        if worst.get("lossy_from_pps"):
+            notes.append(f"loss from {fmt_rate(worst['lossy_from_pps'])}")
+    elif worst.get("limit"):
         text = "≥ " + text
         notes.append(f"not saturated: {LIMIT_WORDS[worst['limit']]}")
     if not run.complete:

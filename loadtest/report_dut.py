@@ -143,7 +143,9 @@ def dut_step(title: str, dut: dict | None, label: str) -> DutStep:
     interfaces = dut.get("interfaces") or {}
     step.nodes = list(dut.get("nodes") or [])
     step.errors = list(dut.get("errors") or [])
-    step.interfaces = [{"name": name, **counters} for name, counters in interfaces.items()]
+    # interfaces that counted nothing (local0, idle ports) only lengthen the table
+    step.interfaces = [{"name": name, **counters} for name, counters in interfaces.items()
+                       if any(counters.values())]
     # nodes None: VPP's per-node counters were off (not the same as no packets)
     words = [_node_words(dut.get("nodes")), _drop_words(causes), _loss_words(causes),
              _miss_words(interfaces)]
