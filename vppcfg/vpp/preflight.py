@@ -56,21 +56,35 @@ class Offer:
 
 @dataclass
 class Finding:
-    """One unmet need: which plugin, which messages, why, and what needs it."""
+    """What one plugin lacks (or whose definitions do not match), the
+    messages concerned and what needs them."""
 
     plugin: Plugin
-    messages: tuple[str, ...]  # the choices, newest first
     status: str  # ABSENT or MISMATCH
-    detail: str = ""
+    needs: list[tuple[str, ...]] = field(default_factory=list)  # each: the choices, newest first
+    details: list[str] = field(default_factory=list)  # MISMATCH: per message, why
     needed_by: list[str] = field(default_factory=list)  # "file:line: action obj key"
+
+    def add(self, need: Uses, offer: Offer) -> None:
+        if need.messages in self.needs:
+            return
+        self.needs.append(need.messages)
+        wrong = [m for m in need.messages if offer.status(m) == MISMATCH]
+        if wrong:
+            self.details.append(offer.explain(wrong[0]))
+
+    @property
+    def messages(self) -> list[str]:
+        return [m for need in self.needs for m in need]
 
     def headline(self) -> str:
         if self.status == MISMATCH:
-            return (f"the API definitions are not the running VPP's: {self.detail}; "
+            return (f"the API definitions are not the running VPP's: {'; '.join(self.details)}; "
                     "point --vpp-json-dir at the *.api.json this VPP was built with")
+        lacking = ", ".join(" / ".join(need) for need in self.needs)
         if self.plugin.so:
-            return f"this VPP lacks {self.plugin.describe()}: no {' / '.join(self.messages)}"
-        return f"this VPP lacks {' / '.join(self.messages)} ({self.plugin.describe()})"
+            return f"this VPP lacks {self.plugin.describe()}: no {lacking}"
+        return f"this VPP lacks {lacking} ({self.plugin.describe()})"
 
     def remedy(self) -> str:
         """What to do about it ("" when the headline says it)."""
@@ -96,7 +110,7 @@ class Finding:
     def as_dict(self) -> dict[str, Any]:
         return {"plugin": self.plugin.name, "so": self.plugin.so, "since": self.plugin.since,
                 "core_before": self.plugin.core_before, "status": self.status,
-                "messages": list(self.messages), "detail": self.detail,
+                "messages": self.messages, "detail": "; ".join(self.details),
                 "stanza": self.plugin.stanza, "needed_by": list(self.needed_by)}
 
 
@@ -105,19 +119,22 @@ Locate = Callable[[Operation], str]  # "file:line" of the config lines behind an
 
 def check(ops: Iterable[Operation], offer: Offer, locate: Locate | None = None
           ) -> list[Finding]:
-    """The unmet needs of the planned operations, one Finding per need."""
+    """The unmet needs of the planned operations, one Finding per plugin
+    (and per kind: missing, or definitions mismatch)."""
     from vppcfg.objects import descriptor
 
-    found: dict[tuple[str, ...], Finding] = {}
+    found: dict[tuple[str, str], Finding] = {}
     for op in ops:
         for need in descriptor(op.obj).uses:
             if op.action not in need.actions or _met(need, offer):
                 continue
-            finding = found.get(need.messages) or _finding(need, offer)
-            found[need.messages] = finding
+            status = _status(need, offer)
+            finding = found.setdefault((need.plugin.name, status), Finding(need.plugin, status))
+            finding.add(need, offer)
             where = locate(op) if locate else ""
-            finding.needed_by.append(f"{where + ': ' if where else ''}"
-                                     f"{op.action} {op.obj} {op.key}")
+            text = f"{where + ': ' if where else ''}{op.action} {op.obj} {op.key}"
+            if not finding.needed_by or finding.needed_by[-1] != text:
+                finding.needed_by.append(text)
     return list(found.values())
 
 
@@ -150,13 +167,16 @@ def _met(need: Uses, offer: Offer) -> bool:
     return any(m in offer.usable for m in need.messages)
 
 
-def _finding(need: Uses, offer: Offer) -> Finding:
+def _status(need: Uses, offer: Offer) -> str:
     """ABSENT only when VPP has none of the choices under any CRC: a choice
     that VPP has under another CRC means our definitions are the problem."""
-    wrong = [m for m in need.messages if offer.status(m) == MISMATCH]
-    if wrong:
-        return Finding(need.plugin, need.messages, MISMATCH, offer.explain(wrong[0]))
-    return Finding(need.plugin, need.messages, ABSENT)
+    return MISMATCH if any(offer.status(m) == MISMATCH for m in need.messages) else ABSENT
+
+
+def _finding(need: Uses, offer: Offer) -> Finding:
+    finding = Finding(need.plugin, _status(need, offer))
+    finding.add(need, offer)
+    return finding
 
 
 def names_op(finding: Finding, op: Operation) -> bool:
