@@ -86,10 +86,28 @@ def test_over_capacity_the_excess_is_rx_miss_and_the_input_node_runs_full():
     assert bench.model.interface(1).combined["rx"][1] == 6400000
     assert bench.model.interface(2).combined["tx"] == [100000, 6400000]
     node = bench.model.nodes["dpdk-input"]
-    assert node.vectors == 100000 and node.calls == 100000 // 256
+    assert node.vectors == 100000 and node.calls == round(100000 / 256)
     assert bench.model.nodes["Gi1-tx"].vectors == 100000
     assert bench.model.gauges["vector_rate"] == 256
     assert bench.simple(1, "drops") == 0
+
+
+def test_both_directions_over_capacity_make_the_shared_input_node_the_busiest():
+    bench = Bench()
+    bench.offer(StreamOffer(150000.0, 64))
+    bench.traffic.offer(bench.dataplane.state, 1, 2, 1, [StreamOffer(150000.0, 64)])
+    bench.traffic.count(0, 1.0, (150000, 9600000, 100000, 6400000), dispatch=False)
+    bench.traffic.count(1, 1.0, (150000, 9600000, 100000, 6400000), dispatch=False)
+    bench.traffic.dispatch()
+    nodes = bench.model.nodes
+    # one main loop polls both interfaces: the input node's calls carry both directions
+    assert nodes["dpdk-input"].vectors == 200000
+    assert nodes["dpdk-input"].calls == nodes["Gi1-tx"].calls == round(100000 / 256)
+    per_call = {n: c.vectors / c.calls for n, c in nodes.items() if c.calls}
+    assert max(per_call, key=per_call.get) in ("dpdk-input", "ethernet-input", "l2-input",
+                                               "l2-output")
+    assert per_call["Gi1-tx"] == pytest.approx(256, rel=0.01)
+    assert bench.model.gauges["vector_rate"] == 512
 
 
 def test_under_capacity_nothing_is_missed_and_vectors_are_small():

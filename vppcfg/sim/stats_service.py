@@ -238,7 +238,8 @@ class StatsService:
             values = tuple(int(c) for c in counts)
             if len(values) != 4:
                 raise WireError("counts are [sent, sent bytes, received, received bytes]")
-            accepted += self.traffic.count(port, t, values)  # type: ignore[arg-type]
+            accepted += self.traffic.count(port, t, values, dispatch=False)  # type: ignore[arg-type]
+        self.traffic.dispatch()
         if self._last_t is not None and t > self._last_t:
             self.model.gauges["input_rate"] = round(accepted / (t - self._last_t))
         self._last_t = t

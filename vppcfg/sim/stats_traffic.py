@@ -187,6 +187,8 @@ class TrafficModel:
         self.capacity = capacity_pps
         self.flows: dict[int, PortFlow] = {}
         self._calls: dict[str, float] = {}  # fractional calls per node
+        # this step's packets per node and port, dispatched together (see dispatch)
+        self._pending: dict[str, dict[int, int]] = {}
 
     def offer(self, state: SimState, port: int, rx: int, peer: int,
               streams: list[StreamOffer]) -> tuple[float, float]:
@@ -212,10 +214,12 @@ class TrafficModel:
         forwarded = sum(g.share for g in flow.groups if g.path.egress == peer)
         return (1.0 - flow.miss) * forwarded, load
 
-    def count(self, port: int, t: float, counts: tuple[int, int, int, int]) -> int:
+    def count(self, port: int, t: float, counts: tuple[int, int, int, int],
+              dispatch: bool = True) -> int:
         """The port has sent counts[0] packets (counts[1] bytes) into its interface and
         received counts[2] (counts[3] bytes) from its peer's, since the emulator started.
-        Returns the packets VPP read in this step."""
+        Returns the packets VPP read in this step. With dispatch=False the node counters
+        wait for dispatch(), so the ports of one step share their loops."""
         flow = self.flows.get(port)
         if flow is None:
             return 0
@@ -234,7 +238,8 @@ class TrafficModel:
         self._ingress(flow, accepted, accepted_bytes, missed)
         self._groups(flow, counts[0] - flow.sent0 - miss_total, accepted)
         self._egress(flow, received, received_bytes)
-        self.model.gauges["vector_rate"] = round(flow.vectors_per_call) if accepted else 0
+        if dispatch:
+            self.dispatch()
         return accepted
 
     def _ingress(self, flow: PortFlow, packets: int, octets: int, missed: int) -> None:
@@ -246,7 +251,7 @@ class TrafficModel:
             counters.simple["ip4"] += packets
         if flow.counts_miss:
             counters.simple["rx-miss"] += missed
-        self._node(flow.input_node, packets, flow.vectors_per_call)
+        self._visit(flow.input_node, flow, packets)
 
     def _groups(self, flow: PortFlow, accepted_total: int, accepted: int) -> None:
         """Share this step's accepted packets among the streams' paths (cumulative shares,
@@ -264,7 +269,7 @@ class TrafficModel:
         if not packets:
             return
         for node in path.nodes:
-            self._node(node, packets, flow.vectors_per_call)
+            self._visit(node, flow, packets)
         if path.egress is None:
             self.model.interface(flow.sw_if_index).simple["drops"] += packets
         for key in ((path.error,) if path.error else ()) + path.also:
@@ -278,17 +283,34 @@ class TrafficModel:
                 slot.counters.combined[name][0] += received
                 slot.counters.combined[name][1] += received_bytes
 
-    def _node(self, node: str, packets: int, per_call: float) -> None:
-        counters = self.model.nodes.get(node)
-        if counters is None or not packets:
-            return
-        calls = self._calls.get(node, 0.0) + packets / per_call
-        self._calls[node] = calls
-        before = counters.calls
-        counters.calls = max(1, int(calls))
-        counters.vectors += packets
-        per_packet = NODE_CLOCKS.get(node)
-        if per_packet is None:
-            per_packet = TX_CLOCKS if node.endswith("-tx") else OUTPUT_CLOCKS
-        counters.clocks += packets * per_packet + (counters.calls - before) * CALL_CLOCKS
+    def _visit(self, node: str, flow: PortFlow, packets: int) -> None:
+        if packets:
+            by_port = self._pending.setdefault(node, {})
+            port = next(p for p, f in self.flows.items() if f is flow)
+            by_port[port] = by_port.get(port, 0) + packets
 
+    def dispatch(self) -> None:
+        """Account this step's node work. One main loop serves every interface: each turn
+        it polls all of them and each node gets at most one call, so a node's calls are
+        the turns its busiest port needed (packets / that port's vectors per call)."""
+        turns = 0.0
+        for node, by_port in self._pending.items():
+            counters = self.model.nodes.get(node)
+            if counters is None:
+                continue
+            calls = max(n / self.flows[p].vectors_per_call for p, n in by_port.items())
+            turns = max(turns, calls)
+            packets = sum(by_port.values())
+            total = self._calls.get(node, 0.0) + calls
+            self._calls[node] = total
+            before, counters.calls = counters.calls, max(1, round(total))
+            counters.vectors += packets
+            per_packet = NODE_CLOCKS.get(node)
+            if per_packet is None:
+                per_packet = TX_CLOCKS if node.endswith("-tx") else OUTPUT_CLOCKS
+            counters.clocks += packets * per_packet + (counters.calls - before) * CALL_CLOCKS
+        inputs = [by_port for node, by_port in self._pending.items() if node.endswith("-input")
+                  and node in {f.input_node for f in self.flows.values()}]
+        read = sum(sum(by_port.values()) for by_port in inputs)
+        self.model.gauges["vector_rate"] = round(read / turns) if turns else 0
+        self._pending = {}
