@@ -227,3 +227,22 @@ def test_without_lcp_sync_an_mtu_stays_on_the_vpp_side(vpp):
     tap = next(iter(vpp.call("sw_interface_tap_v2_dump", sw_if_index=pair.host_sw_if_index)))
     itf = next(iter(vpp.call("sw_interface_dump", sw_if_index=loop)))
     assert (tap.host_mtu_size, itf.link_mtu, list(itf.mtu)) == (9000, before, [1500, 0, 0, 0])
+
+
+def test_a_bond_down_keeps_its_active_members(vpp):
+    """Found by the walk's full-state comparison: the simulator counted a member
+    active only while the bond was up; VPP counts members up outside LACP mode."""
+    phy = _first_phy(vpp)
+    b = vpp.call("bond_create2", id=5, mode=3, lb=0, numa_only=False, enable_gso=False,
+                 use_custom_mac=False, mac_address="00:00:00:00:00:00").sw_if_index
+    vpp.call("bond_add_member", sw_if_index=phy, bond_sw_if_index=b, is_passive=False,
+             is_long_timeout=False)
+
+    def active() -> int:
+        return int(next(iter(vpp.call("sw_bond_interface_dump", sw_if_index=b))).active_members)
+
+    seen = [active()]
+    for sw, flags in ((phy, 1), (b, 1), (b, 0), (phy, 0)):
+        vpp.call("sw_interface_set_flags", sw_if_index=sw, flags=flags)
+        seen.append(active())
+    assert seen == [0, 1, 1, 1, 0]

@@ -7,8 +7,8 @@ Observed VPP behaviour modelled here:
 * without a custom MAC the bond takes its first member's MAC; every member's
   hardware then carries the bond MAC (a sub-interface member changes its
   parent's) and gets its own MAC back when it leaves the bond.
-* a member is active when the bond and the member are admin up and the member
-  has link (never in LACP mode: no partner answers); the bond has link while
+* a member is active when it is admin up and has link, whatever the bond's
+  admin state (never in LACP mode: no partner answers); the bond has link while
   it has an active member. ``is_local_numa`` reads 0 until the member is
   first up (admin and link) outside LACP mode, then 1 for good, even when it
   goes down again (VPP sets it when it starts distributing to the member; seen
@@ -103,11 +103,12 @@ class BondInterface(SimInterface):
 
 
 def is_active(state: SimState, bond: Bond, member: Member) -> bool:
-    bond_itf = state.interfaces[bond.sw_if_index]
+    """Up (admin and link) outside LACP mode; the bond's own admin state does not
+    matter (vpp-real 26.06 and 26.10: a down bond keeps its active members)."""
     itf = state.interfaces.get(member.sw_if_index)
     if bond.mode == MODE_LACP or itf is None:
         return False
-    return bond_itf.admin_up and _is_up(state, itf)
+    return _is_up(state, itf)
 
 
 def _is_up(state: SimState, itf: SimInterface) -> bool:
