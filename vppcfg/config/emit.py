@@ -61,7 +61,7 @@ def needed_allows(data: dict[str, Any]) -> list[str]:
     from vppcfg.config.build import build
 
     doc = loader.Document("<model>", data, marks={})
-    warnings = rules.run_all(build(data), doc, frozenset(verdicts.RULES))[1]
+    warnings = rules.run_all(build(data), doc, frozenset(verdicts.RULES), language_only=True)[1]
     return sorted({w.rule for w in warnings if w.rule})
 
 

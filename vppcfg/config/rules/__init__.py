@@ -121,9 +121,11 @@ def run(built: Built, doc: Document, allowed: frozenset[str] = frozenset()) -> l
 
 
 def run_all(
-    built: Built, doc: Document, allowed: frozenset[str] = frozenset()
+    built: Built, doc: Document, allowed: frozenset[str] = frozenset(), language_only: bool = False
 ) -> tuple[list[Problem], list[Problem]]:
-    """(problems, warnings), each sorted by place; `allowed` rules warn."""
+    """(problems, warnings), each sorted by place; `allowed` rules warn.
+    `language_only`: only the modules that hold language rules (what a dump
+    needs to know, vppcfg.config.emit.needed_allows)."""
     from vppcfg.config.rules import (
         acls,
         addresses,
@@ -140,6 +142,8 @@ def run_all(
 
     ctx = Context(built, doc, allowed)
     modules = (interfaces, addresses, lcp, l2xc, bonds, bridges, vxlan, taps, acls, sflow, limits)
+    if language_only:
+        modules = (interfaces, l2xc, bonds, acls, limits)
     for module in modules:
         module.check(ctx)
     return sorted(set(ctx.problems), key=_order), sorted(set(ctx.warnings), key=_order)

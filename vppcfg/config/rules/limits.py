@@ -20,15 +20,7 @@ _INSTANCES = {
 
 
 def check(ctx: Context) -> None:
-    for iface in ctx.ifaces.values():
-        key = f"interfaces/{iface.name}"
-        _mtu(ctx, key, ("mtu",), ctx.raw_of(key))
-    for tap in ctx.dp.taps.values():
-        key = f"taps/{tap.name}"
-        _mtu(ctx, key, ("host", "mtu"), ctx.raw_of(key).get("host", {}))
-    for bridge in ctx.dp.bridge_domains.values():
-        key = f"bridge_domains/{bridge.name}"
-        _mtu(ctx, key, ("mtu",), ctx.raw_of(key))
+    _mtus(ctx)
     for section, (collection, prefix, top, rule) in _INSTANCES.items():
         for name in ctx.raw.get(section, {}):
             instance = int(name[len(prefix):])
@@ -40,8 +32,23 @@ def check(ctx: Context) -> None:
                 )
 
 
+def _mtus(ctx: Context) -> None:
+    """Every MTU written in the file, read from the file's own sections (a
+    default is always in range)."""
+    raw = ctx.raw
+    for name, body in raw.get("interfaces", {}).items():
+        _mtu(ctx, f"interfaces/{name}", ("mtu",), body)
+        for sub_id, sub in (body.get("sub-interfaces") or {}).items():
+            _mtu(ctx, f"interfaces/{name}.{sub_id}", ("mtu",), sub)
+    for name, body in raw.get("loopbacks", {}).items():
+        _mtu(ctx, f"interfaces/{name}", ("mtu",), body)
+    for name, body in raw.get("bridgedomains", {}).items():
+        _mtu(ctx, f"bridge_domains/{name}", ("mtu",), body)
+    for name, body in raw.get("taps", {}).items():
+        _mtu(ctx, f"taps/{name}", ("host", "mtu"), body.get("host"))
+
+
 def _mtu(ctx: Context, key: str, field: tuple[str, ...], body: Any) -> None:
-    """Only an MTU that is written: a default is always in range."""
     mtu = body.get(field[-1]) if isinstance(body, dict) else None
     if isinstance(mtu, int) and not MTU_MIN <= mtu <= MTU_MAX:
         ctx.refuse(
