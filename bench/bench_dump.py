@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from vppcfg.vpp import VppConnection  # noqa: E402
 
-API_DIR = ROOT / "vppcfg" / "sim" / "api"
+API_DIR = ROOT / "vppcfg" / "sim" / "api" / "26.10"  # the simulator's default release
 
 
 @contextlib.contextmanager

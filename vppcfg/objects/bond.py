@@ -17,7 +17,7 @@ from vppcfg.objects.base import (
     token,
 )
 from vppcfg.objects.interface import tag_cli, tag_created
-from vppcfg.objects.needs import CREATE, DELETE, TAG, Uses
+from vppcfg.objects.needs import CREATE, DELETE, TAG, Uses, pick
 from vppcfg.ops import Operation, VppContext
 
 MODE_API = {
@@ -30,6 +30,10 @@ LB_API = {BondLoadBalance.L2: 0, BondLoadBalance.L34: 1, BondLoadBalance.L23: 2}
 def bond_key(name: str) -> str:
     return f"bonds/{name}"
 
+# newest first: the executor sends the first one this VPP offers (renamed in 21.06)
+CREATE_BOND = Uses(("bond_create2", "bond_create"), actions=CREATE)
+ADD_MEMBER = Uses(("bond_add_member", "bond_enslave"), actions=CREATE)
+DETACH_MEMBER = Uses(("bond_detach_member", "bond_detach_slave"), actions=DELETE)
 
 class Bond(Descriptor):
     """The bond device. Mode, load-balance and MAC have no setter in VPP: a
@@ -38,8 +42,7 @@ class Bond(Descriptor):
     a bond would change the bond alone, and the next first member overwrites it."""
 
     obj = "bond"
-    uses = (Uses(("bond_create2", "bond_create"), actions=CREATE), TAG,
-            Uses(("bond_delete",), actions=DELETE))
+    uses = (CREATE_BOND, TAG, Uses(("bond_delete",), actions=DELETE))
     reads = (Uses(("sw_bond_interface_dump", "sw_interface_bond_dump")),
              Uses(("sw_member_interface_dump", "sw_interface_slave_dump")))
     optional = ("mac",)  # no MAC in the config: whatever VPP gave it
@@ -78,7 +81,7 @@ class Bond(Descriptor):
         args = dict(id=p["instance"], mode=MODE_API[BondMode(p["mode"])], lb=lb,
                     numa_only=False, use_custom_mac=bool(p["mac"]),
                     mac_address=p["mac"] or "00:00:00:00:00:00")
-        if ctx.has_message("bond_create2"):
+        if pick(ctx, CREATE_BOND) == "bond_create2":
             reply = ctx.call("bond_create2", enable_gso=False, **args)
         else:
             reply = ctx.call("bond_create", **args)
@@ -99,8 +102,7 @@ class BondInterface(Descriptor):
 
 class BondMember(Descriptor):
     obj = "bond-member"
-    uses = (Uses(("bond_add_member", "bond_enslave"), actions=CREATE),
-            Uses(("bond_detach_member", "bond_detach_slave"), actions=DELETE))
+    uses = (ADD_MEMBER, DETACH_MEMBER)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for bond in dp.bonds.values():
@@ -125,11 +127,8 @@ class BondMember(Descriptor):
     def execute(self, op: Operation, ctx: VppContext) -> None:
         member = ctx.sw_if_index(op.params["member"])
         if op.action == "delete":
-            detach = "bond_detach_member"
-            if not ctx.has_message(detach):
-                detach = "bond_detach_slave"
-            ctx.call(detach, sw_if_index=member)
+            ctx.call(pick(ctx, DETACH_MEMBER), sw_if_index=member)
             return
-        name = "bond_add_member" if ctx.has_message("bond_add_member") else "bond_enslave"
-        ctx.call(name, sw_if_index=member, bond_sw_if_index=ctx.sw_if_index(op.params["bond"]),
+        ctx.call(pick(ctx, ADD_MEMBER), sw_if_index=member,
+                 bond_sw_if_index=ctx.sw_if_index(op.params["bond"]),
                  is_passive=False, is_long_timeout=False)

@@ -16,7 +16,7 @@ from vppcfg.objects.base import (
     ikey,
     token,
 )
-from vppcfg.objects.needs import UPDATE, Uses
+from vppcfg.objects.needs import UPDATE, Uses, pick
 from vppcfg.ops import Operation, VppContext
 
 # Model setting -> (bridge_domain_add_del field, bridge_flags bit, CLI word)
@@ -54,10 +54,12 @@ def set_tag_rewrite(ctx: VppContext, sw_if_index: int, pop: int) -> None:
     ctx.call("l2_interface_vlan_tag_rewrite", sw_if_index=sw_if_index, vtr_op=vtr_op,
              push_dot1q=0, tag1=0, tag2=0)
 
+# newest first: the executor sends the first one this VPP offers (same arguments)
+ADD_DEL = Uses(("bridge_domain_add_del_v2", "bridge_domain_add_del"))
 
 class BridgeDomain(Descriptor):
     obj = "bridge-domain"
-    uses = (Uses(("bridge_domain_add_del_v2", "bridge_domain_add_del")),
+    uses = (ADD_DEL,
             Uses(("bridge_domain_set_mac_age",), actions=UPDATE),
             Uses(("bridge_flags",), actions=UPDATE))
     reads = (Uses(("bridge_domain_dump",)),)
@@ -102,10 +104,7 @@ class BridgeDomain(Descriptor):
             return
         args = {api: bool(p[name]) for name, (api, _, _) in FLAGS.items()}
         args.update(bd_id=p["bd_id"], mac_age=p["mac_age"], is_add=op.action == "create")
-        if ctx.has_message("bridge_domain_add_del_v2"):
-            ctx.call("bridge_domain_add_del_v2", bd_tag=VPPCFG_TAG, **args)
-        else:
-            ctx.call("bridge_domain_add_del", bd_tag=VPPCFG_TAG, **args)
+        ctx.call(pick(ctx, ADD_DEL), bd_tag=VPPCFG_TAG, **args)
 
 
 class BridgeMember(Descriptor):

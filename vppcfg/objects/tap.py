@@ -16,13 +16,15 @@ from vppcfg.objects.base import (
     token,
 )
 from vppcfg.objects.interface import tag_cli, tag_created
-from vppcfg.objects.needs import CREATE, DELETE, TAG, TAP, Uses
+from vppcfg.objects.needs import CREATE, DELETE, TAG, TAP, Uses, pick
 from vppcfg.ops import Operation, VppContext
 
+# newest first: the executor sends the first one this VPP offers
+CREATE_TAP = Uses(("tap_create_v3", "tap_create_v2"), TAP, CREATE)
 
 class Tap(Descriptor):
     obj = "tap"
-    uses = (Uses(("tap_create_v3", "tap_create_v2"), TAP, CREATE), TAG,
+    uses = (CREATE_TAP, TAG,
             Uses(("tap_delete_v2",), TAP, DELETE))
     reads = (Uses(("sw_interface_tap_v2_dump",), TAP),)
     optional = ("host_mac",)  # VPP picks one when the config does not
@@ -72,7 +74,7 @@ class Tap(Descriptor):
             host_bridge_set=bool(p["host_bridge"]), host_bridge=p["host_bridge"] or "",
             tap_flags=0, tag="vppcfg",
         )
-        if ctx.has_message("tap_create_v3"):
+        if pick(ctx, CREATE_TAP) == "tap_create_v3":
             reply = ctx.call("tap_create_v3", num_tx_queues=1, **args)
         else:
             reply = ctx.call("tap_create_v2", **args)

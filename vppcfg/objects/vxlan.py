@@ -17,13 +17,15 @@ from vppcfg.objects.base import (
     token,
 )
 from vppcfg.objects.interface import tag_cli, tag_created
-from vppcfg.objects.needs import TAG, VXLAN, Uses
+from vppcfg.objects.needs import TAG, VXLAN, Uses, pick
 from vppcfg.ops import Operation, VppContext
 
+# newest first: the executor sends the first one this VPP offers
+ADD_DEL = Uses(("vxlan_add_del_tunnel_v3", "vxlan_add_del_tunnel_v2"), VXLAN)
 
 class Vxlan(Descriptor):
     obj = "vxlan-tunnel"
-    uses = (Uses(("vxlan_add_del_tunnel_v3", "vxlan_add_del_tunnel_v2"), VXLAN), TAG)
+    uses = (ADD_DEL, TAG)
     reads = (Uses(("vxlan_tunnel_v2_dump", "vxlan_tunnel_dump"), VXLAN),)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
@@ -48,7 +50,7 @@ class Vxlan(Descriptor):
         args = dict(is_add=is_add, instance=p["instance"], src_address=p["local"],
                     dst_address=p["remote"], mcast_sw_if_index=NONE_INDEX, encap_vrf_id=0,
                     decap_next_index=NONE_INDEX, vni=p["vni"])
-        if ctx.has_message("vxlan_add_del_tunnel_v3"):
+        if pick(ctx, ADD_DEL) == "vxlan_add_del_tunnel_v3":
             reply = ctx.call("vxlan_add_del_tunnel_v3", src_port=0, dst_port=0, is_l3=False,
                              **args)
         else:
