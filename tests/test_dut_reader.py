@@ -120,6 +120,7 @@ def test_ramp_without_a_vpp_keeps_the_traffic_run(trex_emu_factory, tmp_path, ca
     assert dut["verdict"] == f"no DUT data: {dut['reason']}"
     assert all("dut" not in s for s in run["samples"])
     assert graph_rb_problems({"ramp": run}) == []
+    assert _schema_errors(run) == []
     # without the option nothing of it is in the file
     plain = tmp_path / "plain.json"
     assert main([a for a in argv if a not in ("--dut-stats", sock, str(out))] + [str(plain)]) == 0
@@ -141,6 +142,14 @@ def test_ndr_without_a_vpp_keeps_the_search(trex_emu_factory, tmp_path, capsys):
     assert run["vars"]["dut_ports"] == {"0": "host-ge0", "1": "host-ge1"}
     assert run["summary"]["dut"]["available"] is False
     assert all("dut" not in t for t in run["trials"])
+    assert _schema_errors(run) == []
+
+
+def _schema_errors(run: dict) -> list[str]:
+    jsonschema = pytest.importorskip("jsonschema")
+    from loadtest.results_schema import schema
+
+    return [e.message for e in jsonschema.Draft202012Validator(schema()).iter_errors(run)]
 
 
 def test_dut_ports_must_name_one_interface_per_port(capsys):

@@ -35,7 +35,17 @@ def _loadtest(trex, vpp, out: Path, *args: str) -> tuple[dict, str]:
     proc = trex.run([TREX_LOADTEST, *args, "--dut-stats", str(vpp.run_dir / "stats.sock"),
                      "-o", str(out)], timeout=180)
     assert proc.returncode == 0, proc.stderr
-    return json.loads(out.read_text()), proc.stderr
+    run = json.loads(out.read_text())
+    assert _schema_errors(run) == []
+    return run, proc.stderr
+
+
+def _schema_errors(run: dict) -> list[str]:
+    """The run against the published results schema (loadtest.results_schema)."""
+    jsonschema = pytest.importorskip("jsonschema")
+    from loadtest.results_schema import schema
+
+    return [e.message for e in jsonschema.Draft202012Validator(schema()).iter_errors(run)]
 
 
 def _loop(vpp_real_factory, trex_real_factory, *cli: str):
