@@ -10,7 +10,8 @@
 # Environment: SERVER, RATE (peak: % of line, or e.g. 8mpps; default 100), DURATION (ramp
 # seconds, default 30), OFFSET (third octet of the profile's networks, default 10), OUT,
 # PROFILE (default examples/trex_bench.py), TREX_LOADTEST (command, default trex-loadtest),
-# EXTRA (more trex-loadtest options, e.g. "--latency --force").
+# LATENCY (default --latency: latency per step in the report; LATENCY= to leave it out),
+# EXTRA (more trex-loadtest options, e.g. "--force").
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -22,6 +23,7 @@ OUT=${OUT:-loadtest-runs}
 PROFILE=${PROFILE:-$HERE/trex_bench.py}
 TREX_LOADTEST=${TREX_LOADTEST:-trex-loadtest}
 EXTRA=${EXTRA:-}
+LATENCY=${LATENCY-"--latency"}
 PORTS=()
 EMU_PID=""
 
@@ -56,9 +58,9 @@ run() {  # NAME DIR TUNABLES
     local name=$1 dir=$2 tunables=$3 u=()
     [[ "$dir" == uni ]] && u=(-u)
     echo "== $name" >&2
-    # shellcheck disable=SC2086  # EXTRA is a list of options
+    # shellcheck disable=SC2086  # EXTRA and LATENCY are lists of options
     "$TREX_LOADTEST" -s "$SERVER" "${u[@]}" -p "$PROFILE" -t "$tunables" -rd "$DURATION" \
-        -rt "$RATE" -o "$OUT/$name.json" "${PORTS[@]}" $EXTRA
+        -rt "$RATE" -o "$OUT/$name.json" "${PORTS[@]}" $LATENCY $EXTRA
     runs+=("$OUT/$name.json")
 }
 for DIR in uni bi; do

@@ -240,10 +240,10 @@ def saturation_limit(saturated: bool, asked_pps: float, offered_pps: float,
     return "asked"
 
 
-LIMIT_WORDS = {
-    "generator": "the generator could not send more",
-    "line": "line rate reached",
-    "asked": "the run's peak rate was reached",
+LIMIT_WORDS = {  # "not saturated: ..."
+    "generator": "the generator's limit",
+    "line": "line rate",
+    "asked": "the run's peak rate",
 }
 
 
