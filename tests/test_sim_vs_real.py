@@ -238,11 +238,15 @@ def test_a_bond_down_keeps_its_active_members(vpp):
     vpp.call("bond_add_member", sw_if_index=phy, bond_sw_if_index=b, is_passive=False,
              is_long_timeout=False)
 
-    def active() -> int:
-        return int(next(iter(vpp.call("sw_bond_interface_dump", sw_if_index=b))).active_members)
+    def active() -> tuple[int, int]:
+        """Active members, and the bond's flags (1 admin up, 2 link up)."""
+        flags = next(iter(vpp.call("sw_interface_dump", sw_if_index=b))).flags
+        return (int(next(iter(vpp.call("sw_bond_interface_dump", sw_if_index=b))).active_members),
+                int(flags))
 
     seen = [active()]
     for sw, flags in ((phy, 1), (b, 1), (b, 0), (phy, 0)):
         vpp.call("sw_interface_set_flags", sw_if_index=sw, flags=flags)
         seen.append(active())
-    assert seen == [0, 1, 1, 1, 0]
+    # the bond has link only while admin up with an active member
+    assert seen == [(0, 0), (1, 0), (1, 3), (1, 0), (0, 0)]

@@ -9,7 +9,7 @@ Observed VPP behaviour modelled here:
   parent's) and gets its own MAC back when it leaves the bond.
 * a member is active when it is admin up and has link, whatever the bond's
   admin state (never in LACP mode: no partner answers); the bond has link while
-  it has an active member. ``is_local_numa`` reads 0 until the member is
+  it is admin up and has an active member. ``is_local_numa`` reads 0 until the member is
   first up (admin and link) outside LACP mode, then 1 for good, even when it
   goes down again (VPP sets it when it starts distributing to the member; seen
   on vpp-real 26.06 and 26.10); an LACP member, never distributing here, keeps 0.
@@ -90,12 +90,14 @@ def bonds(state: SimState) -> BondState:
 
 
 class BondInterface(SimInterface):
-    """A bond's link flag is derived from its members, never stored."""
+    """A bond's link flag is derived from its members and its admin state, never stored."""
 
     @property
     def link_up(self) -> bool:  # type: ignore[override]
         state = self.__dict__.get("_state")
-        return state is not None and active_count(state, self.sw_if_index) > 0
+        # admin down: no link even with active members (vpp-real 26.06 and 26.10)
+        return (state is not None and self.admin_up
+                and active_count(state, self.sw_if_index) > 0)
 
     @link_up.setter
     def link_up(self, value: bool) -> None:
