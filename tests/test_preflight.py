@@ -123,10 +123,8 @@ def test_dump_names_the_sections_it_could_not_read(
     assert "not read: lcp" not in err
 
 
-def test_definitions_mismatch_is_not_a_missing_plugin(
-        vpp_sim: SimHandle, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The client's JSON gives sflow_enable_disable another CRC than the
-    running VPP's: the message is there, the definitions are wrong."""
+def _wrong_crc(tmp_path: Path) -> Path:
+    """Our definitions, but sflow_enable_disable with another CRC than VPP's."""
     ours = tmp_path / "api"
     shutil.copytree(DEFAULT_API_DIR, ours)
     path = ours / "plugins" / "sflow.api.json"
@@ -135,6 +133,14 @@ def test_definitions_mismatch_is_not_a_missing_plugin(
         if message[0] == "sflow_enable_disable":
             message[-1]["crc"] = "0x12345678"
     path.write_text(json.dumps(api))
+    return ours
+
+
+def test_definitions_mismatch_is_not_a_missing_plugin(
+        vpp_sim: SimHandle, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The client's JSON gives sflow_enable_disable another CRC than the
+    running VPP's: the message is there, the definitions are wrong."""
+    ours = _wrong_crc(tmp_path)
     assert main(["plan", "-c", str(ROUTER), *_args(vpp_sim, ours)]) == 3
     err = capsys.readouterr().err
     assert "the API definitions are not the running VPP's" in err
@@ -164,6 +170,22 @@ def test_apply_blames_the_operation_that_failed(
     assert "went away" not in report and outcome.unanswered == 0
     assert outcome.rollback is not None and outcome.rollback.complete
     assert _state(sim) == before
+
+
+def test_a_mismatch_met_during_the_apply_says_so(
+        vpp_sim: SimHandle, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past the preflight, the failing operation still tells a definitions
+    mismatch from a missing plugin."""
+    import vppcfg.apply as apply_mod
+    from vppcfg import config
+
+    monkeypatch.setattr(apply_mod, "preflight", lambda *a, **k: [])
+    with VppConnection.open(vpp_sim.socket, _wrong_crc(tmp_path)) as conn:
+        outcome = apply_mod.apply_config(conn, config.load(str(ROUTER)))
+    assert outcome.failed is not None and outcome.failed.obj == "sflow-interface"
+    assert "VPP has sflow_enable_disable with CRC 0x" in outcome.error
+    assert "(API definitions mismatch)" in outcome.error
+    assert outcome.rollback is not None and outcome.rollback.complete
 
 
 class _Recorder:
