@@ -122,7 +122,7 @@ def _entry_value(image: _Image, entry: Entry, index_of: dict[str, int]) -> int:
     raise ValueError(f"stats entry {entry.name}: unknown type {entry.kind}")
 
 
-def layout(entries: list[Entry]) -> bytes:
+def layout(entries: list[Entry]) -> bytearray:
     """The segment image (header epoch and in_progress left 0) for these entries."""
     image = _Image()
     directory = image.vector(len(entries), ENTRY.size)
@@ -132,7 +132,7 @@ def layout(entries: list[Entry]) -> bytes:
         value = _entry_value(image, entry, index_of)
         ENTRY.pack_into(image.data, directory + i * ENTRY.size, entry.kind, value, name)
     HEADER.pack_into(image.data, 0, VERSION, BASE, 0, 0, BASE + directory, 0)
-    return bytes(image.data)
+    return image.data
 
 
 def shape(entries: list[Entry]) -> tuple:
@@ -164,7 +164,7 @@ class StatsSegment:
     def publish(self, entries: list[Entry]) -> None:
         """Make the segment show these entries. A new directory shape is written under
         in_progress and bumps the epoch; same shape: values overwritten in place."""
-        image = layout(entries)
+        image = memoryview(layout(entries))  # slices of it copy nothing
         if len(image) > self.size:
             raise SegmentFull(f"stats segment: {len(image)} bytes needed, {self.size} available")
         new_shape = shape(entries)
@@ -186,6 +186,8 @@ class StatsSegment:
 
     def set_scalar(self, name: str, value: int) -> None:
         """Update one scalar or gauge in place (no new layout: cheap at any size)."""
+        if name not in self._index:
+            return  # nothing published yet
         with self._lock:
             directory = U64.unpack_from(self.map, 32)[0] - BASE
             at = directory + self._index[name] * ENTRY.size + ENTRY_VALUE_AT

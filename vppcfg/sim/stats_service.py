@@ -3,8 +3,11 @@ and the virtual wire the T-Rex emulator's traffic comes in through.
 
 - The stats socket (`vppcfg-sim --stats-socket`) hands out the segment like
   VPP's /run/vpp/stats.sock; vpp_papi's VPPStats reads it unchanged.
-- Interfaces created or deleted through the API show up in the segment within
-  0.1 s, and before any client connecting afterwards gets the segment.
+- The segment is laid out when first asked for (a stats client connects or the
+  wire is used): a simulator nobody reads stats from spends nothing on them.
+  From then on, interfaces created or deleted through the API show up within
+  0.1 s (longer for very large directories: at most a tenth of the time goes
+  to laying them out), and before any client connecting afterwards gets it.
 - The wire socket (`--wire-socket`) speaks JSON lines, one request and one
   answer per line (see docs/simulator.md, "Virtual wire"):
   `{"op": "hello", "ports": 2}` -> the interfaces T-Rex ports 0, 1, ... face;
@@ -32,7 +35,7 @@ from typing import Any
 
 from vppcfg.sim.state import SimState
 from vppcfg.sim.stats_model import InterfaceInfo, StatsModel
-from vppcfg.sim.stats_segment import StatsSegment, StatsSocket
+from vppcfg.sim.stats_segment import SegmentFull, StatsSegment, StatsSocket
 from vppcfg.sim.stats_traffic import StreamOffer, TrafficModel, parse_ttl
 
 log = logging.getLogger("vppcfg.sim.stats")
@@ -70,12 +73,13 @@ class StatsService:
         self.model = StatsModel()
         self.traffic = TrafficModel(self.model, capacity_pps)
         self.segment = StatsSegment()
-        self.stats_socket = StatsSocket(self.segment, stats_socket, self.refresh)
+        self.stats_socket = StatsSocket(self.segment, stats_socket, self.want)
         self.wire_path = wire_socket
         self.wire_ports = wire_ports or self._first_phys()
         self._wire: socket.socket | None = None
         self._clients: set[socket.socket] = set()
         self._dirty = True
+        self._wanted = False  # someone reads the stats: keep the segment in step
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._last_t: float | None = None
@@ -99,7 +103,6 @@ class StatsService:
 
     # -- lifecycle ----------------------------------------------------------------------
     def start(self) -> StatsService:
-        self.refresh()
         self.stats_socket.start()
         if self.wire_path:
             self._wire = _listen(self.wire_path)
@@ -133,6 +136,8 @@ class StatsService:
         hold_until = 0.0
         while not self._stop.wait(SYNC_PERIOD):
             ticks += 1
+            if not self._wanted:
+                continue
             if ticks % beat_every == 0:  # VPP's heartbeat: once a second
                 with self.lock:
                     self.model.heartbeat += 1
@@ -140,10 +145,16 @@ class StatsService:
             if self._dirty and time.monotonic() >= hold_until:
                 started = time.monotonic()
                 self.refresh()
-                # a big directory takes a while to lay out: at most half our time on it
-                hold_until = time.monotonic() + (time.monotonic() - started)
+                # a big directory takes a while to lay out (3 s for 10,000 interfaces):
+                # at most a tenth of the time on it, the API server comes first
+                hold_until = time.monotonic() + 9 * (time.monotonic() - started)
 
     # -- segment ------------------------------------------------------------------------
+    def want(self) -> None:
+        """Someone reads the stats: lay the segment out now and keep it in step."""
+        self._wanted = True
+        self.refresh()
+
     def refresh(self) -> None:
         """Bring the interfaces in step with the simulator's, and publish."""
         if not self._dirty:
@@ -156,7 +167,10 @@ class StatsService:
             for ghost in ghosts:
                 self.model.remember(ghost)
             self.model.sync(infos)
-            self.segment.publish(self.model.entries())
+            try:
+                self.segment.publish(self.model.entries())
+            except SegmentFull as err:  # keep serving the last layout that fitted
+                log.error("%s; the stats segment stays as it was", err)
 
     # -- the wire -----------------------------------------------------------------------
     def _accept_wire(self) -> None:
@@ -192,6 +206,7 @@ class StatsService:
             handler = {"hello": self._hello, "offer": self._offer, "count": self._count}.get(op)
             if handler is None:
                 raise WireError(f"unknown op {op!r} (hello, offer, count)")
+            self.want()
             return {"ok": True, **handler(request)}
         except (WireError, ValueError, TypeError, KeyError, binascii.Error) as err:
             return {"ok": False, "error": f"{type(err).__name__}: {err}"
@@ -216,7 +231,6 @@ class StatsService:
         streams = [StreamOffer(float(s["pps"]), int(s["frame_len"]),
                                parse_ttl(base64.b64decode(s.get("packet", ""))))
                    for s in request["streams"]]
-        self.refresh()
         with self.state_lock, self.lock:
             port = request["port"]
             rx, peer = self._port(port)
