@@ -28,7 +28,7 @@ from vppcfg.cli import main
 from vppcfg.sim.codec import ApiDefinitions
 from vppcfg.sim.dataplane import SimDataplane
 from vppcfg.sim.inventory import default_inventory
-from vppcfg.sim.releases import RELEASES, ReleaseError, get, plugin_models
+from vppcfg.sim.releases import RELEASES, ReleaseError, dress, get, plugin_models
 from vppcfg.vpp import VppConnection
 from vppcfg.vpp.definitions import api_messages
 
@@ -41,7 +41,7 @@ def _sim(factory: Callable[..., SimHandle], release: str, disabled: tuple[str, .
          ) -> SimHandle:
     rel = get(release)
     model = SimDataplane(default_inventory(), plugins=plugin_models(rel, list(disabled)))
-    return factory(handler=model, api_dir=rel.api_dir)
+    return factory(handler=dress(model, rel), api_dir=rel.api_dir)
 
 
 def _without_sflow(text: str) -> str:
@@ -125,6 +125,7 @@ def test_vppcfg_sim_release_switch(tmp_path: Path) -> None:
         assert "(VPP 24.10)" in line
         with VppConnection.open(sock, get("24.10").api_dir) as conn:
             offer = conn.offer()
+            assert conn.call("show_version").version == "24.10-release"
     assert "sw_interface_dump" in offer.usable and "tap_create_v2" in offer.usable
     assert not {"lcp_itf_pair_get", "sflow_enable_disable"} & offer.usable
     bad = subprocess.run([sys.executable, "-m", "vppcfg.sim", "--socket", str(sock),

@@ -25,7 +25,7 @@ from vppcfg.sim.inventory import (
     load_inventory,
     parse_phy_option,
 )
-from vppcfg.sim.releases import LATEST, RELEASES, ReleaseError, plugin_models
+from vppcfg.sim.releases import LATEST, RELEASES, ReleaseError, dress, plugin_models
 from vppcfg.sim.releases import get as get_release
 
 PROG = "vppcfg-sim"
@@ -172,8 +172,8 @@ def main(argv: list[str] | None = None) -> int:
 
     server = None
     try:
-        dataplane = make_dataplane(phys, args.fail_after, args.kernel_vlan,
-                                   args.lcp_auto_subint, plugins)
+        dataplane = dress(make_dataplane(phys, args.fail_after, args.kernel_vlan,
+                                         args.lcp_auto_subint, plugins), release)
         server = SimServer(dataplane, args.socket, api_dir=args.api_dir or release.api_dir,
                            keepalive=args.keepalive)
         server.start()

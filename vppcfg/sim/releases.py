@@ -25,8 +25,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from vppcfg.sim.codec import API_ROOT
+from vppcfg.sim.core import common
+from vppcfg.sim.core.version import VERSION
 from vppcfg.sim.dataplane import PLUGINS
 
 LATEST = "26.10"
@@ -43,6 +46,12 @@ class Release:
     @property
     def api_dir(self) -> Path:
         return API_ROOT / self.name
+
+    @property
+    def version(self) -> str:
+        """What show_version answers: a release build says "26.06-release" (as
+        vpp-real-26.06 does); 26.10 is the recorded development build."""
+        return VERSION["version"] if self.name == LATEST else f"{self.name}-release"
 
 
 # VPP's plugin names (and the .so a startup.conf names) -> the simulator's model
@@ -83,6 +92,15 @@ def get(name: str) -> Release:
     except KeyError:
         raise ReleaseError(f"unknown VPP release {name!r} (known: "
                            f"{', '.join(RELEASES)})") from None
+
+
+def dress(model: Any, release: Release) -> Any:
+    """Make a SimDataplane (built with `plugin_models`) answer show_version as
+    `release` does."""
+    if release.name != LATEST:
+        answer = {**VERSION, "version": release.version, "build_date": ""}
+        model.handlers["show_version"] = lambda state, args: common.reply(**answer)
+    return model
 
 
 def plugin_models(release: Release, disabled: list[str]) -> list[str]:
