@@ -426,7 +426,8 @@ def walk(seed: int, phys: list[str], steps: int, stats: dict[str, int] | None = 
 VOLATILE = frozenset({"context", "vif_index", "link_speed", "link_duplex"})
 NONE = 0xFFFFFFFF
 INDEX_FIELDS = ("sw_if_index", "sup_sw_if_index", "bvi_sw_if_index", "uu_fwd_sw_if_index",
-                "rx_sw_if_index", "tx_sw_if_index", "phy_sw_if_index", "host_sw_if_index")
+                "rx_sw_if_index", "tx_sw_if_index", "phy_sw_if_index", "host_sw_if_index",
+                "ip_sw_if_index")
 MAC_FIELDS = ("l2_address", "host_mac_addr", "b_dmac", "b_smac")
 NAMESPACE_FIELDS = ("host_namespace", "netns")
 UNORDERED = frozenset({"sw_if_details"})  # a bridge's members: a set, in VPP's hash order
