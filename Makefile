@@ -34,6 +34,16 @@ lint: venv
 test: venv lint
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# The real-VPP random walk (tests/test_real_walk.py) with more seeds than CI's 4 x 50 steps,
+# on every real VPP release (VPPCFG_REAL_VPP); needs root and ../shared. Override with
+# make test-walk-nightly WALK_SEEDS=41-80 WALK_STEPS=100.
+WALK_SEEDS ?= 1-40
+WALK_STEPS ?= 50
+.PHONY: test-walk-nightly
+test-walk-nightly: venv
+	VPPCFG_WALK_SEEDS=$(WALK_SEEDS) VPPCFG_WALK_STEPS=$(WALK_STEPS) \
+	    $(BIN)/python -m pytest -m real tests/test_real_walk.py $(PYTEST_ARGS)
+
 # ansible-test sanity on the Ansible collection in ansible/ (see the script for which tests)
 ansible-sanity: venv
 	./scripts/ansible-sanity.sh $(BIN)
