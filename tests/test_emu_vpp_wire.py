@@ -78,8 +78,8 @@ IP4_TTL64 = bytes(12) + b"\x08\x00" + bytes([0x45, 0, 0, 46, 0, 0, 0, 0, 64, 17]
 
 def test_over_capacity_the_excess_is_rx_miss_and_the_input_node_runs_full():
     bench = Bench()
-    fwd, load = bench.offer(StreamOffer(150000.0, 64))
-    assert (fwd, load) == (pytest.approx(2 / 3), 1.5)
+    fwd, load, each = bench.offer(StreamOffer(150000.0, 64))
+    assert (fwd, load, each) == (pytest.approx(2 / 3), 1.5, [pytest.approx(2 / 3)])
     assert bench.traffic.count(0, 1.0, (150000, 9600000, 100000, 6400000)) == 100000
     assert bench.simple(1, "rx-miss") == 50000
     assert bench.rx(1) == 100000
@@ -112,7 +112,7 @@ def test_both_directions_over_capacity_make_the_shared_input_node_the_busiest():
 
 def test_under_capacity_nothing_is_missed_and_vectors_are_small():
     bench = Bench()
-    assert bench.offer(StreamOffer(50000.0, 64)) == (1.0, 0.5)
+    assert bench.offer(StreamOffer(50000.0, 64)) == (1.0, 0.5, [1.0])
     bench.traffic.count(0, 1.0, (50000, 3200000, 50000, 3200000))
     assert bench.simple(1, "rx-miss") == 0
     assert bench.model.nodes["dpdk-input"].calls == 50000  # one vector per call at half load
@@ -130,9 +130,9 @@ def test_af_packet_does_not_count_what_the_kernel_ring_dropped():
 def test_ttl_1_is_dropped_in_ip4_input_and_counted_by_reason():
     bench = Bench(mode="l3", capacity=None)
     expired = IP4_TTL64[:22] + b"\x01" + IP4_TTL64[23:]
-    fwd, _ = bench.offer(StreamOffer(1000.0, 64, parse_ttl(IP4_TTL64)),
-                         StreamOffer(3000.0, 64, parse_ttl(expired)))
-    assert fwd == 0.25
+    fwd, _, each = bench.offer(StreamOffer(1000.0, 64, parse_ttl(IP4_TTL64)),
+                               StreamOffer(3000.0, 64, parse_ttl(expired)))
+    assert (fwd, each) == (0.25, [1.0, 0.0])  # the emulator delivers stream by stream
     bench.traffic.count(0, 1.0, (4000, 256000, 1000, 64000))
     assert bench.model.errors[("ip4-input", "time_expired")] == 3000
     assert bench.model.errors[("ip4-icmp-error", "ttl_expire_sent")] == 3000
@@ -262,13 +262,15 @@ def test_streams_with_ttl_1_are_dropped_in_the_simulator(tmp_path):
         client.reset(ports=[0])
         streams = [API.STLStream(packet=API.STLPktBuilder(
             pkt=Ether() / IP(src="16.0.0.1", dst="48.0.0.1", ttl=ttl) / UDP() / ("x" * 18)),
-            mode=API.STLTXSingleBurst(pps=pps, total_pkts=pps)) for ttl, pps in ((64, 300),
-                                                                                   (1, 100))]
+            mode=API.STLTXSingleBurst(pps=pps, total_pkts=pps),
+            flow_stats=API.STLFlowStats(pg_id=ttl)) for ttl, pps in ((64, 300), (1, 100))]
         client.add_streams(streams, ports=[0])
         client.start(ports=[0])
         client.wait_on_traffic(ports=[0], timeout=30)
         port_stats = client.get_stats(ports=[0, 1])
         sent, received = port_stats[0]["opackets"], port_stats[1]["ipackets"]
+        flows = client.get_pgid_stats([64, 1])["flow_stats"]
+        assert (flows[64]["rx_pkts"][1], flows[1]["rx_pkts"][1]) == (300, 0)  # per stream
         stats = VPPStats(f"{directory}/stats.sock")
         stats.connect()
         dropped = stats["/err/ip4-input/time_expired"].sum()

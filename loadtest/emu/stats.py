@@ -134,8 +134,8 @@ def flow_entry(ports: list[Port], pg_id: int, now: float) -> dict:
             pps = seg.tx_pps[s.key]
             entry["tps"][src] += round(pps, 2)
             entry["tbs"][src] += round(pps * s.frame_len * 8, 2)
-            entry["rps"][dst] += round(pps * seg.fwd, 2)
-            entry["rbs"][dst] += round(pps * seg.fwd * s.frame_len * 8, 2)
+            entry["rps"][dst] += round(pps * seg.fwd_of(s.key), 2)
+            entry["rbs"][dst] += round(pps * seg.fwd_of(s.key) * s.frame_len * 8, 2)
     return entry
 
 

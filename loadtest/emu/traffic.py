@@ -117,6 +117,14 @@ class Segment:
     extra: int  # 1 when the first packet goes out at t0 itself (the 30001 effect)
     t1: float = math.inf  # closed by update/stop
     flow_rx: bool = True  # flow statistics count what arrives (False: stale RX filters)
+    # per-stream forwarded fractions where streams fare differently (the VPP simulator
+    # drops a TTL-1 stream and forwards the rest); None: `fwd` for every stream
+    stream_fwd: dict[int, float] | None = None
+
+    def fwd_of(self, key: int) -> float:
+        if self.stream_fwd is not None and key in self.stream_fwd:
+            return self.stream_fwd[key]
+        return self.fwd
 
     def virtual_elapsed(self, t: float) -> float:
         return max(0.0, min(t, self.t1, self.t_end) - self.t0) * self.scale
@@ -132,7 +140,7 @@ class Segment:
             cap = self.caps[sid] - self.start.tx[sid]
             sent = cap if done else min(math.floor(self.tx_pps[sid] * dt + 1e-9) + self.extra, cap)
             out.tx[sid] = self.start.tx[sid] + sent
-            out.rx[sid] = self.start.rx[sid] + math.floor(sent * self.fwd + 1e-9)
+            out.rx[sid] = self.start.rx[sid] + math.floor(sent * self.fwd_of(sid) + 1e-9)
             if not self.flow_rx:
                 out.unseen[sid] = self.start.unseen.get(sid, 0) + out.rx[sid] - self.start.rx[sid]
         return out
@@ -251,13 +259,15 @@ class PortTraffic:
             t_end = math.inf
         offered = sum(tx_pps.values())
         fwd, lat = self._device(offered)
+        stream_fwd = None
         if self.link is not None:
             # the simulator counts up to t under the old offer, then takes the new one
             answer = self.link(self.port_id, t, self.totals(self.counts_at(t)), streams, tx_pps)
             if answer is not None:
                 fwd, lat = answer[0], self._latency(answer[1])
+                stream_fwd = {s.key: f for s, f in zip(streams, answer[2], strict=True)}
         self.segments.append(Segment(t, t_end, list(streams), tx_pps, fwd, now, caps, lat,
-                                     scale, extra, flow_rx=flow_rx))
+                                     scale, extra, flow_rx=flow_rx, stream_fwd=stream_fwd))
         return t_end
 
     def stop(self, t: float) -> None:

@@ -90,9 +90,11 @@ class VppSimLink:
             return None
 
     def offer(self, port: int, t: float, counts: tuple[int, int, int, int],
-              streams: Sequence[Stream], tx_pps: dict[int, float]) -> tuple[float, float] | None:
+              streams: Sequence[Stream],
+              tx_pps: dict[int, float]) -> tuple[float, float, list[float]] | None:
         """Port `port` offers `streams` at `tx_pps` from emulated time t (its counters at t:
-        sent, sent bytes, received, received bytes). -> (forwarded fraction, load) or None."""
+        sent, sent bytes, received, received bytes). -> (forwarded fraction, load, forwarded
+        fraction of each stream) or None."""
         if port >= len(self.interfaces):
             return None
         offers = [{"pps": tx_pps.get(s.key, 0.0), "frame_len": s.frame_len,
@@ -102,7 +104,10 @@ class VppSimLink:
         self._last[port] = counts
         if answer is None:
             return None
-        return float(answer["fwd"]), float(answer["load"])
+        per_stream = [float(f) for f in answer["streams"]]
+        if len(per_stream) != len(offers):
+            return None
+        return float(answer["fwd"]), float(answer["load"]), per_stream
 
     def report(self, t: float, counts: dict[int, tuple[int, int, int, int]]) -> None:
         """The ports' counters at emulated time t; only the ports whose counters moved."""

@@ -12,10 +12,11 @@ and the virtual wire the T-Rex emulator's traffic comes in through.
   answer per line (see docs/simulator.md, "Virtual wire"):
   `{"op": "hello", "ports": 2}` -> the interfaces T-Rex ports 0, 1, ... face;
   `{"op": "offer", "port": P, "t": T, "counts": [...], "streams": [...]}` -> the
-  forwarded fraction and the load; `{"op": "count", "t": T, "ports": {P: [...]}}`
-  moves the counters. counts = [sent packets, sent bytes, received packets,
-  received bytes] since the emulator started; streams = [{"pps", "frame_len",
-  "packet" (base64, the first bytes suffice)}].
+  forwarded fraction, the load and each stream's forwarded fraction;
+  `{"op": "count", "t": T, "ports": {P: [...]}}` moves the counters.
+  counts = [sent packets, sent bytes, received packets, received bytes] since
+  the emulator started; streams = [{"pps", "frame_len", "packet" (base64, the
+  first bytes suffice)}].
 """
 
 from __future__ import annotations
@@ -235,9 +236,9 @@ class StatsService:
             port = request["port"]
             rx, peer = self._port(port)
             self._apply(float(request["t"]), {port: request["counts"]})
-            fwd, load = self.traffic.offer(self.state, port, rx, peer, streams)
+            fwd, load, each = self.traffic.offer(self.state, port, rx, peer, streams)
             self.segment.publish(self.model.entries())
-        return {"fwd": fwd, "load": load}
+        return {"fwd": fwd, "load": load, "streams": each}
 
     def _count(self, request: dict[str, Any]) -> dict[str, Any]:
         ports = {int(p): counts for p, counts in dict(request["ports"]).items()}

@@ -191,9 +191,10 @@ class TrafficModel:
         self._pending: dict[str, dict[int, int]] = {}
 
     def offer(self, state: SimState, port: int, rx: int, peer: int,
-              streams: list[StreamOffer]) -> tuple[float, float]:
+              streams: list[StreamOffer]) -> tuple[float, float, list[float]]:
         """A port starts offering `streams` (after `count` brought it up to date).
-        Returns (forwarded fraction, load = offered / capacity)."""
+        Returns (forwarded fraction, load = offered / capacity, each stream's forwarded
+        fraction)."""
         flow = self.flows.setdefault(port, PortFlow(rx, peer))
         flow.sw_if_index, flow.peer = rx, peer
         itf = state.get(rx)
@@ -210,9 +211,9 @@ class TrafficModel:
                               s.pps / offered if offered else 0.0) for s in streams]
         flow.sent0, flow.miss_done = flow.last[0], 0
         if not any(g.path.seen for g in flow.groups):
-            return 0.0, load
-        forwarded = sum(g.share for g in flow.groups if g.path.egress == peer)
-        return (1.0 - flow.miss) * forwarded, load
+            return 0.0, load, [0.0] * len(streams)
+        kept = [(1.0 - flow.miss) * (g.path.egress == peer) for g in flow.groups]
+        return sum(k * g.share for k, g in zip(kept, flow.groups, strict=True)), load, kept
 
     def count(self, port: int, t: float, counts: tuple[int, int, int, int],
               dispatch: bool = True) -> int:
