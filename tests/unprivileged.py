@@ -42,6 +42,11 @@ def command(argv: list[str]) -> list[str]:
 def run_python(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
     """This interpreter with args (e.g. ["-m", "vppcfg", ...]), unprivileged, in cwd."""
     env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
+    # e.g. a Python built under /root (pyenv): its shared library is out of the user's reach
+    probe = subprocess.run(command([sys.executable, "-c", "pass"]), cwd="/", env=env,
+                           capture_output=True, text=True, timeout=60)
+    if probe.returncode != 0:
+        pytest.skip(SKIP_REASON + f"{USER} cannot run {sys.executable}: {probe.stderr.strip()}")
     return subprocess.run(command([sys.executable, *args]), cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=60)
 
