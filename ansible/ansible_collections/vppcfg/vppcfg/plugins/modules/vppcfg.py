@@ -63,7 +63,7 @@ options:
     description:
       - Language rules to accept as warnings instead of refusing the configuration, as
         C(vppcfg apply --allow RULE) (C(vppcfg check --list-rules) lists them). A file can
-        also say C(vppcfg: {allow: [...]}).
+        also allow rules itself, in the C(allow) list of its C(vppcfg) section.
     type: list
     elements: str
     default: []
