@@ -179,6 +179,60 @@ def test_unconfigured_interface_drops_without_a_reason():
     assert not any(bench.model.errors.values())
 
 
+def udp(dport: int, ttl: int = 64) -> bytes:
+    """Ether/IPv4/UDP 16.0.0.1:1025 -> 48.0.0.1:dport."""
+    ip = bytes([0x45, 0, 0, 46, 0, 0, 0, 0, ttl, 17, 0, 0, 16, 0, 0, 1, 48, 0, 0, 1])
+    return bytes(12) + b"\x08\x00" + ip + (1025).to_bytes(2, "big") + dport.to_bytes(2, "big")
+
+
+def add_acl(bench: Bench, *rules: dict) -> None:
+    index = bench.dataplane.handle("acl_add_replace", {"acl_index": 0xFFFFFFFF, "tag": "t",
+                                                       "r": list(rules)}).reply["acl_index"]
+    answer = bench.dataplane.handle("acl_interface_set_acl_list",
+                                    {"sw_if_index": 1, "count": 1, "n_input": 1,
+                                     "acls": [index]})
+    assert answer.reply["retval"] == 0
+
+
+RULE = {"src_prefix": "0.0.0.0/0", "dst_prefix": "48.0.0.0/8", "proto": 17,
+        "srcport_or_icmptype_first": 0, "srcport_or_icmptype_last": 65535}
+
+
+@pytest.mark.parametrize("mode", ["l3", "xconnect"])
+def test_an_input_acl_denies_by_rule_and_permits_the_rest(mode):
+    bench = Bench(mode=mode, capacity=None)
+    add_acl(bench, {**RULE, "is_permit": 0, "dstport_or_icmpcode_first": 53,
+                    "dstport_or_icmpcode_last": 53}, {**RULE, "is_permit": 1,
+                                                      "dstport_or_icmpcode_first": 0,
+                                                      "dstport_or_icmpcode_last": 65535})
+    node = "acl-plugin-in-ip4-fa" if mode == "l3" else "acl-plugin-in-ip4-l2"
+    fwd, _, each = bench.offer(StreamOffer.of_packet(1000.0, 64, udp(53)),
+                               StreamOffer.of_packet(1000.0, 64, udp(4000)))
+    assert (fwd, each) == (0.5, [0.0, 1.0])
+    bench.traffic.count(0, 1.0, (2000, 128000, 1000, 64000))
+    assert bench.model.errors[(node, "ACL deny packets")] == 1000
+    assert bench.model.errors[(node, "ACL permit packets")] == 1000
+    assert bench.simple(1, "drops") == 1000
+    assert bench.model.nodes[node].vectors == 2000
+
+
+def test_a_packet_no_acl_rule_matches_is_denied():
+    bench = Bench(mode="l3", capacity=None)
+    add_acl(bench, {**RULE, "is_permit": 1, "dstport_or_icmpcode_first": 80,
+                    "dstport_or_icmpcode_last": 80})
+    assert bench.offer(StreamOffer.of_packet(1000.0, 64, udp(81)))[2] == [0.0]
+
+
+def test_ttl_expires_before_the_acl_runs():
+    bench = Bench(mode="l3", capacity=None)
+    add_acl(bench, {**RULE, "is_permit": 0, "dstport_or_icmpcode_first": 0,
+                    "dstport_or_icmpcode_last": 65535})
+    bench.offer(StreamOffer.of_packet(1000.0, 64, udp(53, ttl=1)))
+    bench.traffic.count(0, 1.0, (1000, 64000, 0, 0))
+    assert bench.model.errors[("ip4-input", "time_expired")] == 1000
+    assert bench.model.errors[("acl-plugin-in-ip4-fa", "ACL deny packets")] == 0
+
+
 @pytest.mark.parametrize(("load", "expected"), [
     (0.0, 1.0), (0.5, 1.0), (0.9, 9.0), (1 - 1 / 256, 256.0), (1.5, 256.0),
 ])

@@ -40,6 +40,9 @@ IP4_ERRORS = (
     "reass_no_buf", "reass_malformed_packet", "reass_internal_error", "reass_timeout",
     "reass_to_custom_app", "reass_success", "reass_fragments_reassembled",
     "reass_fragments_rcvd", "reass_unsupp_ip_prot")
+ACL_ERRORS = ("ACL deny packets", "ACL permit packets", "new sessions added",
+              "existing session packets", "checked packets", "restart session timer",
+              "too many sessions to add new")
 # The nodes the traffic model sends packets through, in VPP's registration order
 # as far as it matters, with their error counters' names as VPP shows them.
 CORE_NODES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -68,6 +71,8 @@ CORE_NODES: tuple[tuple[str, tuple[str, ...]], ...] = (
                         "ttl_expire_sent", "param_problem_sent", "drop")),
     ("error-drop", ()),
     ("drop", ()),
+    ("acl-plugin-in-ip4-fa", ACL_ERRORS),
+    ("acl-plugin-in-ip4-l2", ACL_ERRORS),
 )
 # The input node of a PHY's driver, registered when the first PHY of that kind appears
 # (the real test VPP has af_packet and no DPDK; a router's has dpdk-input).

@@ -37,7 +37,7 @@ from typing import Any
 from vppcfg.sim.state import SimState
 from vppcfg.sim.stats_model import InterfaceInfo, StatsModel
 from vppcfg.sim.stats_segment import SegmentFull, StatsSegment, StatsSocket
-from vppcfg.sim.stats_traffic import StreamOffer, TrafficModel, parse_ttl
+from vppcfg.sim.stats_traffic import StreamOffer, TrafficModel
 
 log = logging.getLogger("vppcfg.sim.stats")
 SYNC_PERIOD = 0.1  # seconds between checks for interface changes
@@ -229,8 +229,8 @@ class StatsService:
         return {"interfaces": self.wire_ports, "capacity_pps": self.traffic.capacity}
 
     def _offer(self, request: dict[str, Any]) -> dict[str, Any]:
-        streams = [StreamOffer(float(s["pps"]), int(s["frame_len"]),
-                               parse_ttl(base64.b64decode(s.get("packet", ""))))
+        streams = [StreamOffer.of_packet(float(s["pps"]), int(s["frame_len"]),
+                                         base64.b64decode(s.get("packet", "")))
                    for s in request["streams"]]
         with self.state_lock, self.lock:
             port = request["port"]

@@ -27,8 +27,10 @@ counters follow from the rates and the simulator's configuration.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 from vppcfg.sim.state import SimInterface, SimState
 from vppcfg.sim.stats_model import INPUT_NODES, StatsModel
@@ -48,12 +50,31 @@ OUTPUT_CLOCKS, TX_CLOCKS = 15, 70
 
 
 @dataclass(frozen=True)
+class Headers:
+    """What the model reads of a packet: its IPv4 header and UDP/TCP ports."""
+
+    ttl: int
+    src: ipaddress.IPv4Address
+    dst: ipaddress.IPv4Address
+    proto: int
+    sport: int = 0
+    dport: int = 0
+
+
+@dataclass(frozen=True)
 class StreamOffer:
-    """One stream of an offer: its rate, its frame size and its IPv4 TTL (None: not IPv4)."""
+    """One stream of an offer: its rate, its frame size and its IPv4 TTL (None: not IPv4);
+    `headers` when the packet was read in full (ACLs match on them)."""
 
     pps: float
     frame_len: int
     ttl: int | None = None
+    headers: Headers | None = None
+
+    @classmethod
+    def of_packet(cls, pps: float, frame_len: int, packet: bytes) -> StreamOffer:
+        headers = parse_headers(packet)
+        return cls(pps, frame_len, headers.ttl if headers else None, headers)
 
 
 @dataclass(frozen=True)
@@ -99,14 +120,65 @@ def vectors_per_call(load: float) -> float:
     return min(float(FULL_FRAME), max(1.0, load / (1.0 - load)))
 
 
-def parse_ttl(packet: bytes) -> int | None:
-    """The IPv4 TTL of an Ethernet frame (after up to two VLAN tags); None if not IPv4."""
+def parse_headers(packet: bytes) -> Headers | None:
+    """The IPv4 header (and ports) of an Ethernet frame after up to two VLAN tags; None
+    if it is not IPv4."""
     at = 12
     while len(packet) >= at + 2 and packet[at:at + 2] in (b"\x81\x00", b"\x88\xa8"):
         at += 4
-    if packet[at:at + 2] != b"\x08\x00" or len(packet) < at + 2 + 20:
+    ip = at + 2
+    if packet[at:at + 2] != b"\x08\x00" or len(packet) < ip + 20:
         return None
-    return packet[at + 2 + 8]
+    ports = ip + (packet[ip] & 0x0F) * 4
+    proto = packet[ip + 9]
+    sport = dport = 0
+    if proto in (6, 17) and len(packet) >= ports + 4:
+        sport = int.from_bytes(packet[ports:ports + 2], "big")
+        dport = int.from_bytes(packet[ports + 2:ports + 4], "big")
+    return Headers(packet[ip + 8], ipaddress.IPv4Address(packet[ip + 12:ip + 16]),
+                   ipaddress.IPv4Address(packet[ip + 16:ip + 20]), proto, sport, dport)
+
+
+def parse_ttl(packet: bytes) -> int | None:
+    """The IPv4 TTL of an Ethernet frame; None if it is not IPv4."""
+    headers = parse_headers(packet)
+    return headers.ttl if headers else None
+
+
+def _rule_matches(rule: dict[str, Any], h: Headers) -> bool:
+    for key, address in (("src_prefix", h.src), ("dst_prefix", h.dst)):
+        try:
+            network = ipaddress.ip_network(str(rule.get(key, "0.0.0.0/0")), strict=False)
+        except ValueError:
+            return False
+        if network.version != 4 or address not in network:
+            return False
+    proto = int(rule.get("proto", 0))
+    if proto == 0:
+        return True
+    if proto != h.proto:
+        return False
+    if proto not in (6, 17):
+        return True
+    return (int(rule.get("srcport_or_icmptype_first", 0)) <= h.sport
+            <= int(rule.get("srcport_or_icmptype_last", 65535))
+            and int(rule.get("dstport_or_icmpcode_first", 0)) <= h.dport
+            <= int(rule.get("dstport_or_icmpcode_last", 65535)))
+
+
+def acl_verdict(state: SimState, rx: int, headers: Headers | None) -> bool | None:
+    """Whether the input ACLs of interface `rx` permit the packet: the first rule that
+    matches, over the ACLs in their order, decides; none matching denies (VPP's implicit
+    deny). None when the interface has no input ACL (or the packet is not IPv4)."""
+    acl = state.plugins.get("acl")
+    lists = getattr(acl, "lists", {}).get(rx) if acl is not None else None
+    if not lists or not lists.input or headers is None:
+        return None
+    for index in lists.input:
+        for rule in acl.acls[index].rules if index in acl.acls else ():
+            if _rule_matches(rule, headers):
+                return bool(rule.get("is_permit", 0))
+    return False
 
 
 def _has_ip4(state: SimState, itf: SimInterface) -> bool:
@@ -165,7 +237,7 @@ def _ip4_path(model: StatsModel, state: SimState, itf: SimInterface,
 
 
 def trace(model: StatsModel, state: SimState, rx: int, peer_index: int,
-          ttl: int | None) -> Path:
+          ttl: int | None, headers: Headers | None = None) -> Path:
     """The path of a packet arriving on interface `rx`, with T-Rex's other port behind
     interface `peer_index`."""
     itf, peer = state.get(rx), state.get(peer_index)
@@ -173,10 +245,26 @@ def trace(model: StatsModel, state: SimState, rx: int, peer_index: int,
         return Path(False)
     mode = state.l2_mode.get(rx)
     if mode is not None:
-        return _l2_path(model, state, mode, peer)
+        return _with_acl(_l2_path(model, state, mode, peer), state, rx, headers,
+                         "acl-plugin-in-ip4-l2", 2)
     if _has_ip4(state, itf) and ttl is not None:
-        return _ip4_path(model, state, itf, peer, ttl)
+        return _with_acl(_ip4_path(model, state, itf, peer, ttl), state, rx, headers,
+                         "acl-plugin-in-ip4-fa", 2)
     return Path(True, ("ethernet-input", "ip4-not-enabled", "error-drop", "drop"))
+
+
+def _with_acl(path: Path, state: SimState, rx: int, headers: Headers | None, node: str,
+              at: int) -> Path:
+    """An input ACL runs as a feature after the first `at` nodes of the path."""
+    verdict = acl_verdict(state, rx, headers)
+    if verdict is None or (path.error is not None and path.nodes.index(path.error[0]) < at):
+        return path
+    head = path.nodes[:at]
+    if not verdict:
+        return Path(True, (*head, node, "error-drop", "drop"), None,
+                    (node, "ACL deny packets"), ip4=path.ip4)
+    return Path(True, (*head, node, *path.nodes[at:]), path.egress, path.error,
+                ((node, "ACL permit packets"), *path.also), path.ip4)
 
 
 class TrafficModel:
@@ -207,7 +295,7 @@ class TrafficModel:
         load = offered / self.capacity if self.capacity else 0.0
         flow.miss = max(0.0, 1.0 - self.capacity / offered) if self.capacity and offered else 0.0
         flow.vectors_per_call = vectors_per_call(load) if self.capacity else 1.0
-        flow.groups = [_Group(trace(self.model, state, rx, peer, s.ttl),
+        flow.groups = [_Group(trace(self.model, state, rx, peer, s.ttl, s.headers),
                               s.pps / offered if offered else 0.0) for s in streams]
         flow.sent0, flow.miss_done = flow.last[0], 0
         if not any(g.path.seen for g in flow.groups):
