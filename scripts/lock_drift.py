@@ -46,7 +46,8 @@ def main() -> int:
     ]
     extra = sorted(set(installed) - set(pins) - {"vppcfg"})
     print(f"lock drift against {path}: {len(drift)} of {len(pins)} pins differ")
-    print("\n".join(drift))
+    for line in drift:
+        print(line)
     if extra:
         print("  installed but not in the lock: " + ", ".join(extra))
     return 0
