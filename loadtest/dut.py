@@ -44,14 +44,16 @@ RETRY_SLEEP = 0.001
 IF_COUNTERS = ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "drops", "rx_miss",
                "rx_error", "punt")
 # VPP files counters of packets a node passed on beside its drop reasons (`show err` lists
-# both as errors). Two rules tell them apart, learnt on the real VPP (L2 cross-connect, ACL):
-# their reasons say so ("L2 input packets", "checked packets", "ACL permit packets", "total
-# received block"), and they count more packets than stayed inside VPP (they count the
-# forwarded ones too), which a drop counter cannot, beyond the slack of two reads that are not
-# simultaneous.
-PASSING_REASON = re.compile(r"\b(permit|checked|received|processed|valid|good|encapsulated|"
-                            r"decapsulated|timed out block)\b|\b(input|output) packets$|"
-                            r"^no error$", re.IGNORECASE)
+# both as errors). Two rules tell them apart, learnt on the real VPP (L2 cross-connect, ACL,
+# the names it gives in /err/): their reasons say so ("L2 input packets", "checked packets",
+# "ACL permit packets", "total received block", "ttl_expire_sent", "reass_success"), and they
+# count more packets than stayed inside VPP (they count the forwarded ones too), which a drop
+# counter cannot, beyond the slack of two reads that are not simultaneous. Names are either
+# descriptions ("ip4 ttl <= 1") or symbols ("time_expired"): words end at a space or "_".
+PASSING_REASON = re.compile(
+    r"(?:^|[\s_])(permit|checked|received|rcvd|processed|valid|good|encapsulated|decapsulated|"
+    r"sent|success|reassembled)(?:$|[\s_])|(?:input|output) packets$|timed out block$|"
+    r"^(no error|none)$", re.IGNORECASE)
 DROP_SLACK_RATIO = 0.1  # a drop counter may exceed what stayed inside by 10 % ...
 DROP_SLACK_PACKETS = 100  # ... plus this many packets
 REQUIRED = ("/if/names", "/if/rx", "/if/tx")
