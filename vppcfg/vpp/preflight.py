@@ -124,10 +124,14 @@ def check(ops: Iterable[Operation], offer: Offer, locate: Locate | None = None
     from vppcfg.objects import descriptor
 
     found: dict[tuple[str, str], Finding] = {}
+    unmet: dict[tuple[str, str], list[Uses]] = {}  # per (object type, action): plans repeat them
     for op in ops:
-        for need in descriptor(op.obj).uses:
-            if op.action not in need.actions or _met(need, offer):
-                continue
+        kind = (op.obj, op.action)
+        needs = unmet.get(kind)
+        if needs is None:
+            needs = unmet[kind] = [n for n in descriptor(op.obj).uses
+                                   if op.action in n.actions and not _met(n, offer)]
+        for need in needs:
             status = _status(need, offer)
             finding = found.setdefault((need.plugin.name, status), Finding(need.plugin, status))
             finding.add(need, offer)
@@ -206,7 +210,7 @@ def locator(filename: str, interface_names: Iterable[str], text: str | None = No
     """A Locate for the config file: the line of the object (or of its field)
     an operation comes from. The file (or `text`) is read again only when
     first asked: positions are needed only to report a problem."""
-    names = sorted(interface_names, key=len, reverse=True)
+    names = frozenset(interface_names)
     docs: list[Any] = []
 
     def locate(op: Operation) -> str:
@@ -222,7 +226,7 @@ def locator(filename: str, interface_names: Iterable[str], text: str | None = No
     return locate
 
 
-def _config_path(key: str, names: list[str], marks: dict[Any, Any]) -> tuple[Any, ...]:
+def _config_path(key: str, names: frozenset[str], marks: dict[Any, Any]) -> tuple[Any, ...]:
     if key == "sflow":
         return ("sflow",)
     collection, _, rest = key.partition("/")
@@ -231,7 +235,10 @@ def _config_path(key: str, names: list[str], marks: dict[Any, Any]) -> tuple[Any
         return (_SECTIONS[collection], name)
     if collection != "interfaces":
         return ()
-    name = next((n for n in names if rest == n or rest.startswith(n + "/")), "")
+    # the longest interface name the key starts with (names may hold "/")
+    parts = rest.split("/")
+    name = next((n for n in ("/".join(parts[:i]) for i in range(len(parts), 0, -1))
+                 if n in names), "")
     if not name:
         return ()
     fieldname = _FIELDS.get(rest[len(name) + 1:].split("/")[0], "")
