@@ -350,6 +350,21 @@ def test_no_simulator_at_the_path_is_an_error_naming_it():
         VppSimLink("/nonexistent/wire.sock", 2)
 
 
+@pytest.mark.parametrize(("extra", "message"), [
+    ([], "trex-emu: error: --vpp-sim /nonexistent/wire.sock: cannot connect"),
+    (["--capacity-pps", "1e6"], "drop --capacity-pps/--loss-ramp"),
+])
+def test_trex_emu_with_a_bad_vpp_sim_exits_2_saying_why(extra, message):
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "loadtest.emu", "--rpc-port", "0",
+                           "--pub-port", "0", "--vpp-sim", "/nonexistent/wire.sock", *extra],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2
+    assert message in proc.stderr
+
+
 def test_a_simulator_that_goes_away_is_said_once_and_traffic_goes_on(capsys):
     directory = short_socket_dir()
     dataplane = make_dataplane()
