@@ -147,12 +147,13 @@ def preflight_warnings(ops: list[Operation], offer: Offer | None, config: str,
 def _json(ops: list[Operation], findings: list[Finding], warnings: list[Any] = ()) -> str:
     """The config's warnings and the operations as JSON; an operation the
     preflight found lacking carries "preflight": the findings that name it."""
-    from vppcfg.vpp.preflight import names_op
+    from vppcfg.vpp.preflight import by_operation
 
+    lacks = by_operation(findings)
     out: list[dict[str, Any]] = []
     for op in ops:
         item = op.as_dict()
-        lacking = [f.as_dict() for f in findings if names_op(f, op)]
+        lacking = lacks.get(op[:3])
         if lacking:
             item["preflight"] = lacking
         out.append(item)

@@ -64,6 +64,7 @@ class Finding:
     needs: list[tuple[str, ...]] = field(default_factory=list)  # each: the choices, newest first
     details: list[str] = field(default_factory=list)  # MISMATCH: per message, why
     needed_by: list[str] = field(default_factory=list)  # "file:line: action obj key"
+    operations: list[tuple[str, str, str]] = field(default_factory=list)  # (obj, action, key)
 
     def add(self, need: Uses, offer: Offer) -> None:
         if need.messages in self.needs:
@@ -139,6 +140,7 @@ def check(ops: Iterable[Operation], offer: Offer, locate: Locate | None = None
             text = f"{where + ': ' if where else ''}{op.action} {op.obj} {op.key}"
             if not finding.needed_by or finding.needed_by[-1] != text:
                 finding.needed_by.append(text)
+                finding.operations.append(op[:3])
     return list(found.values())
 
 
@@ -183,10 +185,17 @@ def _finding(need: Uses, offer: Offer) -> Finding:
     return finding
 
 
-def names_op(finding: Finding, op: Operation) -> bool:
-    """Whether `finding` was found for `op`."""
-    suffix = f"{op.action} {op.obj} {op.key}"
-    return any(where.endswith(suffix) for where in finding.needed_by)
+def by_operation(findings: list[Finding]) -> dict[tuple[str, str, str], list[dict[str, Any]]]:
+    """(obj, action, key) of each operation named -> the findings naming it, as
+    dicts whose "needed_by" is that operation's own entry."""
+    out: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for finding in findings:
+        plain = finding.as_dict()
+        # each operation carries its own line only: all of them would make the JSON grow
+        # with the square of the operations named
+        for key, where in zip(finding.operations, finding.needed_by, strict=True):
+            out.setdefault(key, []).append({**plain, "needed_by": [where]})
+    return out
 
 
 def format_findings(findings: list[Finding], limit: int = 10) -> list[str]:
