@@ -415,7 +415,9 @@ def summary_lines(result: dict) -> list[str]:
                    else f"search {result['status']}")
             lines.append(f"{g['name']}: no lower bound ({why})")
             continue
-        upper = fmt_pps(g["upper_bound_pps"]) if g["upper_bound_pps"] else "none"
+        # no upper bound: no trial up to --max-rate lost too much, the rate is a lower bound
+        upper = (fmt_pps(g["upper_bound_pps"]) if g["upper_bound_pps"]
+                 else "none (not saturated up to --max-rate)")
         lines.append(
             f"{g['name']}: {fmt_pps(g['conditional_throughput_pps'])} conditional throughput, "
             f"bounds {fmt_pps(g['lower_bound_pps'])} .. {upper} "

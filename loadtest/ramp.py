@@ -366,8 +366,8 @@ def summary_lines(result: dict) -> list[str]:
             + ("  [generator could not reach the asked rate]" if d["generator_limited"] else "")
         )
     for label, t in (result["summary"].get("totals") or {}).items():
-        lines.append(
-            f"{label}: {t['tx_packets']} test packets sent, {t['lost_packets']} lost "
+        lines.append(  # the whole run, warm-up and overload included: a count, not a result
+            f"{label}: whole run: {t['tx_packets']} test packets sent, {t['lost_packets']} lost "
             f"({t['loss_ratio'] * 100:.4f}%); port counters: {t['port_tx_packets']} sent, "
             f"{t['port_rx_packets']} received"
         )
