@@ -193,16 +193,18 @@ def test_dump_of_hand_made_and_vppcfg_state_checks_and_plans_to_nothing(
     assert "# not created by vppcfg" in text
     for name in ("loop9000", "BondEthernet21", "tap2000", "vxlan_tunnel5", "bd20"):
         assert f"#     {name}:" in text, name
+    # states the vppcfg language refuses: the dump allows their rules in its header
     for warned in ("l2xc target host-ge0.400 has MTU 1500, not 1400",
                    "MTU 9216 is higher than parent host-ge0 MTU 9000",
                    "unnumbered target loop2 is itself unnumbered",
-                   "MTU 1400 must equal the tap's host MTU 1500",
-                   "is a member of bridge bd10 and has addresses",
+                   "MTU 1400 differs from the tap's host MTU 1500",
+                   "is a member of bridge bd10 (L2) and has addresses",
                    "is a member of bridge bd10 and has mpls",
-                   "member host-hu0 has addresses, unusual for a bond member",
+                   "member host-hu0 has addresses, which a bond member never uses",
                    "l2xc target host-ge0.400 is also the target of",
-                   "addresses on a tap are unusual", "an lcp on a tap is unusual"):
+                   "a tap's addresses belong on its host side", "an lcp on a tap"):
         assert f"warning: {warned}" in said, said
+    assert "# This dataplane holds states that the vppcfg language refuses" in text
 
     other = vpp_real_factory()
     by_hand(other, UNTOUCHED)
@@ -274,7 +276,10 @@ def test_vppcfg_applies_fifteen_character_lcp_names(vpp_real_instance, capsys, t
 
 # What check only warns about, written by hand in a config: vppcfg applies it on
 # a fresh VPP, converges, and goes back and forth to a plain config.
+# states the vppcfg language refuses (allowed here: VPP holds them, vppcfg applies them)
 WARNED = """
+vppcfg:
+  allow: [bond-member-address, l2-address, l2-lcp, l2xc-sub-interfaces, l2xc-target-bridged]
 interfaces:
   host-ge0:
     mtu: 9000
@@ -318,7 +323,7 @@ def test_what_check_warns_about_applies_and_converges(vpp_real_instance, capsys,
 def test_dump_of_a_sub_left_up_under_a_downed_parent(vpp_real_instance, capsys, tmp_path):
     vpp = vpp_real_instance
     cfg = tmp_path / "sub.yaml"
-    cfg.write_text("interfaces:\n  host-ge0:\n    sub-interfaces:\n      100: {}\n")
+    cfg.write_text("interfaces:\n  host-ge0:\n    sub-interfaces:\n      100: {description: up}\n")
     code, out = run(capsys, vpp, "apply", "-c", str(cfg), "--lock-file", str(tmp_path / "lock"),
                     "--state-dir", str(tmp_path / "state"))
     assert code == 0, out
