@@ -474,7 +474,8 @@ def comparison_chart(runs: list[Run]) -> Markup | None:
             same = next((s.label for s in series if _alike(s.points, points)), None)
             n = len(series)
             series.append(Series(f"{name} (≈ {same})" if same else name, points,
-                                 COLORS[n % len(COLORS)], dash=DASHES[n % len(DASHES)]))
+                                 COLORS[n % len(COLORS)], dash=DASHES[n % len(DASHES)],
+                                 dots=True))
     if len(series) < 2:
         return None
     top = max((x for s in series for x, _ in s.points), default=1.0)
