@@ -447,7 +447,14 @@ def load_runs(paths: list[Path]) -> list[Run]:
         mode = data.get("mode") or data["vars"].get("mode") or "ramp"
         run = Run(Path(path).stem, str(path), mode, data.get("status", "complete"), data["vars"],
                   error=data.get("error"), index=len(runs))
-        (_ndr if mode == "ndr" else _ramp)(run, data)
+        try:
+            (_ndr if mode == "ndr" else _ramp)(run, data)
+        except KeyError as err:  # a hand-edited or foreign file: name what is missing
+            raise UsageError(f"{path}: not a complete {mode} run (no {err} where one is "
+                             "needed)") from None
+        except (TypeError, AttributeError, ValueError) as err:
+            raise UsageError(f"{path}: not a {mode} run as trex-loadtest writes it ({err})"
+                             ) from None
         summary_dut = (data.get("summary") or {}).get("dut")
         run.verdict = (summary_dut or {}).get("verdict") or ""
         run.dut_line = dut_status(run.vars, summary_dut)

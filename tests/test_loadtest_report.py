@@ -307,3 +307,21 @@ def test_every_report_page_renders_in_a_real_browser(runs, tmp_path):
         assert head[:8] == b"\x89PNG\r\n\x1a\n"
         assert int.from_bytes(head[16:20], "big") == 1400  # the whole page width was drawn
         assert png.stat().st_size > 50_000, f"{png}: nearly empty"
+
+
+@pytest.mark.parametrize("break_it, message", [
+    (lambda d: d["summary"]["directions"][0].pop("lossless_pps"),
+     "not a complete ramp run (no 'lossless_pps' where one is needed)"),
+    (lambda d: d["samples"].__setitem__(0, "oops"), "not a ramp run as trex-loadtest writes it"),
+])
+def test_a_broken_run_file_is_one_line_naming_the_file(runs, tmp_path, capsys, break_it,
+                                                       message):
+    data = json.loads(runs["r64"].read_text())
+    break_it(data)
+    path = tmp_path / "broken.json"
+    write_json(path, data)
+    out = tmp_path / "r.html"
+    assert main(["report", str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"trex-loadtest: error: {path}: ") and message in err
+    assert "\n" not in err and not out.exists()
