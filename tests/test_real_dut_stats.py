@@ -4,7 +4,8 @@
 
 ramped past VPP's break point, with VPP's own counters checked against T-Rex's, and a drop
 caused on purpose (an ACL denying half the flows) attributed to the node and reason VPP
-gives. Each run is short: T-Rex busy-polls a core.
+gives; and a VPP that goes away under a running ramp. Each run is short: T-Rex busy-polls
+a core.
 """
 
 from __future__ import annotations
@@ -15,9 +16,12 @@ from pathlib import Path
 
 import pytest
 
+from loadtest.client import load_api
 from tests.graphrb_contract import graph_rb_problems
 
+load_api()  # before the emulator imports zmq: the client brings its own binding
 pytestmark = pytest.mark.real
+pytest_plugins = ["tests.trex_fixtures"]
 
 BIN = Path(sys.executable).parent
 TREX_LOADTEST = str(BIN / "trex-loadtest")
@@ -121,3 +125,39 @@ def test_acl_drops_are_attributed_to_their_node_and_reason(vpp_real_factory, tre
     assert int(line.split()[0]) >= drop["packets"]
     assert f"(most: {drop['node']}: {drop['reason']})" in dut["verdict"]
     assert f"loss is mostly inside VPP, {drop['node']}: {drop['reason']}" in dut["verdict"]
+
+
+def test_vpp_going_away_mid_ramp_keeps_the_run(vpp_real_factory, trex_emu_factory, tmp_path,
+                                               capsys):
+    """The generator is the emulator here (its traffic does not reach VPP): what is tested
+    is a real VPP's stats segment vanishing under a running ramp."""
+    import threading
+    import time
+
+    from loadtest.cli import main
+
+    vpp = vpp_real_factory(("ge0", "ge1"))
+    emu = trex_emu_factory(capacity_pps=(1e6, 1e6), time_scale=1.0, stats_tick=0.001)
+    out = tmp_path / "ramp.json"
+    stopper = threading.Timer(1.0, vpp.stop)
+    stopper.start()
+    started = time.monotonic()
+    try:
+        assert main(["ramp", "--sync-port", str(emu.rpc_port), "--async-port",
+                     str(emu.pub_port), "--timeout", "2", "-q", "--warmup", "0.2", "--hold",
+                     "0.2", "--duration", "2.5", "--stats-tick", "0.001", "--sample-interval",
+                     "0.1", "--drain", "0.05", "--rate", "50kpps", "--dut-stats",
+                     str(vpp.run_dir / "stats.sock"), "-o", str(out)]) == 0
+    finally:
+        stopper.join()
+    err = capsys.readouterr().err
+    assert err.count("DUT stats: VPP went away") == 1, err
+    run = json.loads(out.read_text())
+    assert run["status"] == "complete" and len(run["samples"]) == 29
+    dut = run["summary"]["dut"]
+    assert dut["available"] is False and dut["reason"].startswith("VPP went away")
+    went = float(dut["reason"].rsplit(" at ", 1)[1].rstrip(" s"))
+    assert 0.9 <= went <= time.monotonic() - started
+    with_dut = [s for s in run["samples"] if "dut" in s]
+    assert with_dut and len(with_dut) < len(run["samples"])  # the samples read before keep it
+    assert _schema_errors(run) == []
