@@ -29,7 +29,8 @@ wait_for() {  # wait_for TEST... : up to 15 s
 
 step "Start the VPP simulator (inventory: examples/sim/inventory.yaml; each PHY takes 1.23 Mpps)"
 "$BIN/vppcfg-sim" --socket "$SOCK" --inventory examples/sim/inventory.yaml \
-    --stats-socket "$STATS" --wire-socket "$WIRE" --capacity-pps 1230000 &
+    --stats-socket "$STATS" --wire-socket "$WIRE" --capacity-pps 1230000 \
+    --node-stats-interval 1 &  # per-node counters every second: statseg { update-interval 1 }
 pids+=($!)
 wait_for test -S "$SOCK"
 wait_for test -S "$WIRE"

@@ -259,7 +259,8 @@ def coupled() -> Iterator[tuple[SimDataplane, str, object]]:
     directory = short_socket_dir()
     dataplane = make_dataplane("dpdk", "xconnect")
     service = StatsService(dataplane.state, threading.Lock(), f"{directory}/stats.sock",
-                           f"{directory}/wire.sock", capacity_pps=30000.0).start()
+                           f"{directory}/wire.sock", capacity_pps=30000.0,
+                           node_interval=0).start()
     emu = start_emulator(vpp_sim=f"{directory}/wire.sock")
     yield dataplane, f"{directory}/stats.sock", emu
     emu.stop()
@@ -299,6 +300,31 @@ def test_a_ramp_through_the_simulator_agrees_with_the_generator(coupled, tmp_pat
         assert rx / calls > 200  # the overloaded input node ran nearly full vectors
     finally:
         stats.disconnect()
+
+
+def test_node_counters_reach_the_segment_each_collector_interval():
+    directory = short_socket_dir()
+    service = StatsService(make_dataplane().state, threading.Lock(), f"{directory}/stats.sock",
+                           capacity_pps=1e6, node_interval=0.5).start()
+    stats = VPPStats(f"{directory}/stats.sock")
+    try:
+        stats.connect()
+        offer = {"op": "offer", "port": 0, "t": 0, "counts": [0, 0, 0, 0],
+                 "streams": [{"pps": 1000, "frame_len": 64, "packet": ""}]}
+        assert service.answer(json.dumps(offer).encode())["ok"]
+        count = {"op": "count", "t": 1, "ports": {"0": [1000, 64000, 1000, 64000]}}
+        assert service.answer(json.dumps(count).encode())["ok"]
+        # interface counters move at once, as in VPP; node counters at the next collection
+        assert stats["/if/rx"][:, 1].sum_packets() == 1000
+        assert stats["/nodes/dpdk-input/vectors"] == [0]
+        deadline = time.monotonic() + 5
+        while stats["/nodes/dpdk-input/vectors"] != [1000]:
+            assert time.monotonic() < deadline, "the node counters never arrived"
+            time.sleep(0.05)
+    finally:
+        stats.disconnect()
+        service.stop()
+        os.rmdir(directory)
 
 
 def test_streams_with_ttl_1_are_dropped_in_the_simulator(tmp_path):

@@ -223,6 +223,7 @@ def test_vppcfg_sim_serves_stats_beside_its_api_socket():
 @pytest.mark.parametrize(("option", "message"), [
     (["--wire-ports", "Gi0"], "--wire-ports wants an even number"),
     (["--capacity-pps", "0"], "--capacity-pps must be positive"),
+    (["--node-stats-interval", "-1"], "--node-stats-interval must not be negative"),
 ])
 def test_bad_stats_options_exit_2_and_say_which(option, message):
     directory = short_socket_dir()

@@ -4,7 +4,8 @@
                [--fail-after N] [--api-dir DIR] [--ready-file PATH] [--keepalive SECONDS]
                [--no-kernel-vlan] [--lcp-auto-subint]
                [--stats-socket PATH | --no-stats] [--wire-socket PATH] [--wire-ports IF0,IF1]
-               [--capacity-pps N] [--release 24.10] [--disable-plugin NAME ...]
+               [--capacity-pps N] [--node-stats-interval SECONDS]
+               [--release 24.10] [--disable-plugin NAME ...]
 """
 
 from __future__ import annotations
@@ -108,6 +109,10 @@ def add_stats_options(parser: argparse.ArgumentParser) -> None:
         "--wire-ports", metavar="IF0,IF1",
         help="the interfaces T-Rex ports 0, 1 face (default: the first two PHYs)")
     parser.add_argument(
+        "--node-stats-interval", type=float, default=10.0, metavar="SECONDS",
+        help="how often per-node counters reach the segment (VPP's statseg update-interval, "
+        "default 10; 0: as they move)")
+    parser.add_argument(
         "--capacity-pps", type=float, metavar="N",
         help="packets per second each interface's input can take from the wire "
         "(default: no limit)")
@@ -121,13 +126,15 @@ def start_stats(args: argparse.Namespace, dataplane: Any, lock: Any) -> Any:
 
     if args.capacity_pps is not None and args.capacity_pps <= 0:
         raise ValueError("--capacity-pps must be positive")
+    if args.node_stats_interval < 0:
+        raise ValueError("--node-stats-interval must not be negative")
     ports = [p.strip() for p in args.wire_ports.split(",")] if args.wire_ports else None
     if ports is not None and (len(ports) < 2 or len(ports) % 2 or not all(ports)):
         raise ValueError("--wire-ports wants an even number of interface names (IF0,IF1)")
     service = StatsService(
         dataplane.state, lock, args.stats_socket or default_path(args.socket, "stats"),
         args.wire_socket or default_path(args.socket, "wire"),
-        capacity_pps=args.capacity_pps, wire_ports=ports)
+        capacity_pps=args.capacity_pps, wire_ports=ports, node_interval=args.node_stats_interval)
     return service.start()
 
 

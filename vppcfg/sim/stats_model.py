@@ -131,6 +131,11 @@ class StatsModel:
         self.hw_nodes: dict[int, tuple[str, str]] = {}  # hw_if_index -> (output, tx) node
         self.live_hw: dict[int, str] = {}  # hw_if_index -> interface name (live)
         self.gauges = {"vector_rate": 0, "input_rate": 0, "num_worker_threads": 0}
+        # what the segment shows of the per-node counters and the vector rate: VPP's
+        # stats collector copies them in every update-interval (10 s by default), while
+        # interface and error counters move at once
+        self.shown_nodes: dict[str, NodeCounters] = {}
+        self.shown_vector_rate = 0
         self.heartbeat = 0
         self.boottime = int(time.time())
         self.last_update = 0
@@ -195,6 +200,20 @@ class StatsModel:
                 del self.errors[key]
         self.nodes = {renamed.get(n, n): c for n, c in self.nodes.items()}
 
+    def collect(self) -> None:
+        """What VPP's stats collector does each update-interval: copy the node runtime
+        counters and the vector rate into the segment."""
+        self.shown_nodes = {name: NodeCounters(c.clocks, c.vectors, c.calls, c.suspends)
+                            for name, c in self.nodes.items()}
+        self.shown_vector_rate = self.gauges["vector_rate"]
+        self.heartbeat += 1  # VPP counts its collector's runs here
+
+    def node_rows(self) -> dict[str, list[int]]:
+        """The per-node counters as the segment shows them: /sys/node/<counter> rows."""
+        zero = NodeCounters()
+        return {counter: [getattr(self.shown_nodes.get(n, zero), counter) for n in self.nodes]
+                for counter in NODE_COUNTERS}
+
     def interface(self, sw_if_index: int) -> InterfaceCounters:
         return self.slots[sw_if_index].counters
 
@@ -215,8 +234,8 @@ class StatsModel:
         return [Entry("/sys/heartbeat", SCALAR, self.heartbeat),
                 Entry("/sys/last_stats_clear", SCALAR, 0),
                 Entry("/sys/boottime", SCALAR, self.boottime),
-                Entry("/sys/vector_rate", GAUGE, g["vector_rate"]),
-                Entry("/sys/vector_rate_per_worker", SIMPLE, [[g["vector_rate"]]]),
+                Entry("/sys/vector_rate", GAUGE, self.shown_vector_rate),
+                Entry("/sys/vector_rate_per_worker", SIMPLE, [[self.shown_vector_rate]]),
                 Entry("/sys/num_worker_threads", GAUGE, g["num_worker_threads"]),
                 Entry("/sys/last_update", SCALAR, self.last_update),
                 Entry("/sys/input_rate", GAUGE, g["input_rate"])]
@@ -243,9 +262,8 @@ class StatsModel:
     def _node_entries(self) -> list[Entry]:
         names = list(self.nodes)
         out = [Entry("/sys/node/names", NAME_VECTOR, names)]
-        for counter in NODE_COUNTERS:
-            out.append(Entry(f"/sys/node/{counter}", SIMPLE,
-                             [[getattr(self.nodes[n], counter) for n in names]]))
+        for counter, row in self.node_rows().items():
+            out.append(Entry(f"/sys/node/{counter}", SIMPLE, [row]))
         for i, node in enumerate(names):
             out += [Entry(f"/nodes/{node}/{c}", SYMLINK, (f"/sys/node/{c}", i))
                     for c in NODE_COUNTERS]

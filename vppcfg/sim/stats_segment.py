@@ -184,6 +184,21 @@ class StatsSegment:
             self._shape = new_shape
             self._index = {entry.name: i for i, entry in enumerate(entries)}
 
+    def set_simple(self, name: str, row: list[int]) -> bool:
+        """Overwrite thread 0's values of a simple counter in place; False (nothing
+        written) when the published vector has another length: publish() instead."""
+        if name not in self._index:
+            return False
+        with self._lock:
+            directory = U64.unpack_from(self.map, 32)[0] - BASE
+            at = directory + self._index[name] * ENTRY.size + ENTRY_VALUE_AT
+            threads = U64.unpack_from(self.map, at)[0] - BASE
+            data = U64.unpack_from(self.map, threads)[0] - BASE
+            if struct.unpack_from("<I", self.map, data - VEC_HEADER)[0] != len(row):
+                return False
+            struct.pack_into(f"<{len(row)}Q", self.map, data, *row)
+            return True
+
     def set_scalar(self, name: str, value: int) -> None:
         """Update one scalar or gauge in place (no new layout: cheap at any size)."""
         if name not in self._index:

@@ -67,7 +67,7 @@ class StatsService:
 
     def __init__(self, state: SimState, state_lock: threading.Lock, stats_socket: str,
                  wire_socket: str | None = None, *, capacity_pps: float | None = None,
-                 wire_ports: list[str] | None = None) -> None:
+                 wire_ports: list[str] | None = None, node_interval: float = 10.0) -> None:
         self.state = state
         self.state_lock = state_lock  # the API server's: the state is read under it
         self.lock = threading.Lock()  # counters and segment; taken after state_lock
@@ -84,6 +84,10 @@ class StatsService:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._last_t: float | None = None
+        # seconds between copies of the per-node counters into the segment (VPP's
+        # `statseg { update-interval }`, 10 by default); 0: at every change
+        self.node_interval = node_interval
+        self._collected = 0.0
         self._ghosts: list[InterfaceInfo] = []  # deleted before a sync saw them
         state.on_change.append(self._changed)
         state.on_delete.append(self._deleting)
@@ -133,16 +137,12 @@ class StatsService:
         thread.start()
 
     def _ticker(self) -> None:
-        ticks, beat_every = 0, round(1 / SYNC_PERIOD)
         hold_until = 0.0
         while not self._stop.wait(SYNC_PERIOD):
-            ticks += 1
             if not self._wanted:
                 continue
-            if ticks % beat_every == 0:  # VPP's heartbeat: once a second
-                with self.lock:
-                    self.model.heartbeat += 1
-                    self.segment.set_scalar("/sys/heartbeat", self.model.heartbeat)
+            if self.node_interval and time.monotonic() - self._collected >= self.node_interval:
+                self._publish_nodes()
             if self._dirty and time.monotonic() >= hold_until:
                 started = time.monotonic()
                 self.refresh()
@@ -151,6 +151,31 @@ class StatsService:
                 hold_until = time.monotonic() + 9 * (time.monotonic() - started)
 
     # -- segment ------------------------------------------------------------------------
+    def _publish_nodes(self) -> None:
+        """VPP's stats collector: node counters, vector rate and heartbeat, in place
+        (cheap at any size); a full publish when the node list changed meanwhile."""
+        with self.lock:
+            self._collected = time.monotonic()
+            self.model.collect()
+            rows = self.model.node_rows()
+            if not all(self.segment.set_simple(f"/sys/node/{c}", row)
+                       for c, row in rows.items()):
+                self._publish()
+                return
+            rate = self.model.shown_vector_rate
+            self.segment.set_simple("/sys/vector_rate_per_worker", [rate])
+            self.segment.set_scalar("/sys/vector_rate", rate)
+            self.segment.set_scalar("/sys/heartbeat", self.model.heartbeat)
+
+    def _publish(self) -> None:
+        """Write the model into the segment (under self.lock)."""
+        if not self.node_interval:
+            self.model.collect()  # no collector period: node counters as they move
+        try:
+            self.segment.publish(self.model.entries())
+        except SegmentFull as err:  # keep serving the last layout that fitted
+            log.error("%s; the stats segment stays as it was", err)
+
     def want(self) -> None:
         """Someone reads the stats: lay the segment out now and keep it in step."""
         self._wanted = True
@@ -168,10 +193,7 @@ class StatsService:
             for ghost in ghosts:
                 self.model.remember(ghost)
             self.model.sync(infos)
-            try:
-                self.segment.publish(self.model.entries())
-            except SegmentFull as err:  # keep serving the last layout that fitted
-                log.error("%s; the stats segment stays as it was", err)
+            self._publish()
 
     # -- the wire -----------------------------------------------------------------------
     def _accept_wire(self) -> None:
@@ -237,14 +259,14 @@ class StatsService:
             rx, peer = self._port(port)
             self._apply(float(request["t"]), {port: request["counts"]})
             fwd, load, each = self.traffic.offer(self.state, port, rx, peer, streams)
-            self.segment.publish(self.model.entries())
+            self._publish()
         return {"fwd": fwd, "load": load, "streams": each}
 
     def _count(self, request: dict[str, Any]) -> dict[str, Any]:
         ports = {int(p): counts for p, counts in dict(request["ports"]).items()}
         with self.lock:
             self._apply(float(request["t"]), ports)
-            self.segment.publish(self.model.entries())
+            self._publish()
         return {}
 
     def _apply(self, t: float, ports: dict[int, Any]) -> None:
@@ -258,7 +280,6 @@ class StatsService:
         if self._last_t is not None and t > self._last_t:
             self.model.gauges["input_rate"] = round(accepted / (t - self._last_t))
         self._last_t = t
-        self.model.last_update = int(t)
 
 
 def _listen(path: str) -> socket.socket:
