@@ -58,6 +58,8 @@ DROP_SLACK_RATIO = 0.1  # a drop counter may exceed what stayed inside by 10 % .
 DROP_SLACK_PACKETS = 100  # ... plus this many packets
 REQUIRED = ("/if/names", "/if/rx", "/if/tx")
 NODES_OFF = "no per-node counters (a stock VPP: statseg { per-node-counters on } adds them)"
+NODES_NOT_YET = ("VPP's stats collector did not refresh its per-node counters during this "
+                 "sample (it runs every statseg update-interval, 10 s by default)")
 NODES_STALE = ("VPP did not refresh its per-node counters during the run (its stats collector "
                "runs every statseg update-interval, 10 s by default)")
 
@@ -110,9 +112,11 @@ class Delta:
     vector_rate: float
     workers: int
     nodes_seconds: float | None = None  # the span the node counters cover
+    nodes_note: str | None = None  # why nodes is None
 
     def to_json(self, top_errors: int = TOP_ERRORS) -> dict:
-        return {
+        note = {"nodes_note": self.nodes_note} if self.nodes is None and self.nodes_note else {}
+        return {**note,
             "interfaces": self.interfaces,
             "errors": [{"node": n, "reason": r, "packets": p}
                        for n, r, p in self.errors[:top_errors]],
@@ -158,7 +162,8 @@ def diff(a: Snapshot, b: Snapshot) -> Delta:
               for key, n in b.errors.items() for node, reason in (key,)]
     errors = sorted((e for e in errors if e[2] > 0), key=lambda e: (-e[2], e[0], e[1]))
     return Delta(interfaces, errors, node_loads(a, b), b.vector_rate, b.workers,
-                 b.time - a.time if b.nodes is not None else None)
+                 b.time - a.time if b.nodes is not None else None,
+                 NODES_OFF if b.nodes is None else None)
 
 
 def node_loads(a: Snapshot, b: Snapshot) -> list[NodeLoad] | None:
@@ -618,7 +623,7 @@ def refreshed_delta(base: Snapshot | None, a: Snapshot, b: Snapshot) -> tuple[De
     if b.nodes is None:
         return delta, False
     if base is None or b.heartbeat == base.heartbeat:
-        return replace(delta, nodes=None, nodes_seconds=None), False
+        return replace(delta, nodes=None, nodes_seconds=None, nodes_note=NODES_NOT_YET), False
     return replace(delta, nodes=node_loads(base, b), nodes_seconds=b.time - base.time), True
 
 
@@ -687,14 +692,10 @@ class RunDut:
         if ok:
             total = diff(self.first, self.final)
             if self.final.nodes is not None and self.final.heartbeat == self.first.heartbeat:
-                total = replace(total, nodes=None, nodes_seconds=None)
+                total = replace(total, nodes=None, nodes_seconds=None, nodes_note=NODES_STALE)
         attribution = attribute_all(total, self._counts(total, rows, lost_key)) if total else {}
         self.monitor.close()
-        out = self.monitor.summary(total, attribution, saturation(self.points))
-        if total is not None and total.nodes is None:
-            out["nodes_note"] = (NODES_OFF if self.final.nodes is None else NODES_STALE)
-            out["verdict"] = verdict(out)
-        return out
+        return self.monitor.summary(total, attribution, saturation(self.points))
 
     def trial_begin(self) -> Snapshot | None:
         snap = self.monitor.read()

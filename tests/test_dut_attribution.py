@@ -225,14 +225,17 @@ def test_node_counters_count_only_when_vpps_collector_ran():
     same = snap(nodes={"af-packet-input": (10, 2000, 10**6)}, heartbeat=4, t=2.0)
     delta, refreshed = refreshed_delta(base, base, same)
     assert (delta.nodes, delta.nodes_seconds, refreshed) == (None, None, False)
+    assert delta.to_json()["nodes_note"] == dut.NODES_NOT_YET
     moved = snap(nodes={"af-packet-input": (20, 4560, 3 * 10**6)}, heartbeat=5, t=11.0)
     delta, refreshed = refreshed_delta(base, same, moved)
     assert refreshed and delta.nodes_seconds == 10.0
     (node,) = delta.nodes
     assert (node.calls, node.vectors, node.vectors_per_call, node.clocks_per_packet) == (
         10, 2560, 256.0, 2 * 10**6 / 2560)
+    assert "nodes_note" not in delta.to_json()
     off = snap(heartbeat=5)  # a stock VPP: no per-node counters at all
-    assert refreshed_delta(base, same, off)[0].nodes is None
+    delta = refreshed_delta(base, same, off)[0]
+    assert delta.nodes is None and delta.to_json()["nodes_note"] == dut.NODES_OFF
 
 
 # ---- saturation --------------------------------------------------------------------------------
@@ -434,3 +437,15 @@ def test_module_constants_documented_values():
     assert (dut.SATURATION_VECTORS_PER_CALL, dut.SATURATION_MIN_CALLS, dut.TOP_ERRORS,
             dut.TOP_ERRORS_SUMMARY, dut.TOP_NODES, dut.DROP_SLACK_RATIO,
             dut.DROP_SLACK_PACKETS) == (240.0, 10, 5, 10, 5, 0.1, 100)
+
+
+def test_a_run_shorter_than_vpps_collector_interval_says_so():
+    start = snap(IFS, {}, {"af-packet-input": (0, 0, 0)}, 7, 0.0)
+    m, _ = monitor([start, start, start])
+    m.open([0, 1])
+    run = RunDut(m, [Direction(0, 0, 1)])
+    run.begin()
+    run.end()
+    out = run.finish_ramp([], {"0->1": row(0, 0, 0, 0.0)})
+    assert out["nodes"] is None and out["nodes_note"] == dut.NODES_STALE
+    assert out["verdict"].startswith(f"VPP's CPU load unknown ({dut.NODES_STALE})")
