@@ -44,6 +44,7 @@ def _defs() -> dict:
                  errors={"type": "array", "items": {"$ref": "#/$defs/error"}, "maxItems": 5},
                  nodes={**nodes, "maxItems": 5},
                  nodes_seconds={"type": ["number", "null"]},
+                 nodes_note={"type": "string"},
                  vector_rate={"type": "number", "minimum": 0}, workers=COUNT,
                  loss_attribution={"$ref": "#/$defs/attribution"})
     saturation = _obj(["node", "vectors_per_call", "from_pps", "direction"],
