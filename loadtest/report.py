@@ -408,7 +408,23 @@ def _ndr_charts(run: Run, data: dict) -> None:
             where.marks = marks
             view.charts.append((f"Where the lost packets went, {label}", svg_chart(where)))
         _ndr_latency(view, trials, marks)
+        if run.vars.get("dut_stats"):
+            _ndr_steps(view, trials, goals)
         run.views.append(view)
+
+
+def _ndr_steps(view: DirView, trials: list[dict], goals: list[dict]) -> None:
+    """VPP at the NDR's bounds: the last trial that met the goal, the one that did not."""
+    ndr = next((g for g in goals if not g.get("loss_ratio")), None) or {}
+    for title, load in (("At the NDR lower bound", ndr.get("lower_bound_pps")),
+                        ("At the NDR upper bound", ndr.get("upper_bound_pps"))):
+        at = [t for t in trials if load and t["load_pps"] == load
+              and view.label in t.get("directions", {})]
+        if at:
+            loss = at[-1]["directions"][view.label]["loss_ratio"]
+            lost = f", {loss * 100:.3g} % lost" if loss else ""
+            view.steps.append(dut_step(f"{title} ({fmt_rate(load)} offered{lost})",
+                                       at[-1].get("dut"), view.label))
 
 
 def _ndr_latency(view: DirView, trials: list[dict], marks: list[Mark]) -> None:
