@@ -208,6 +208,17 @@ class StatsModel:
         self.shown_vector_rate = self.gauges["vector_rate"]
         self.heartbeat += 1  # VPP counts its collector's runs here
 
+    def counter_rows(self) -> tuple[dict[str, list[int]], dict[str, list[tuple[int, int]]]]:
+        """What traffic moves: the /if/* rows and /node/errors (simple, combined)."""
+        width = max(self.slots, default=-1) + 1
+        columns = [self.slots.get(i) for i in range(width)]
+        simple = {f"/if/{n}": [s.counters.simple[n] if s else 0 for s in columns]
+                  for n in IF_SIMPLE}
+        simple["/node/errors"] = list(self.errors.values())
+        combined = {f"/if/{n}": [tuple(s.counters.combined[n]) if s else (0, 0)
+                                 for s in columns] for n in IF_COMBINED}
+        return simple, combined  # type: ignore[return-value]
+
     def node_rows(self) -> dict[str, list[int]]:
         """The per-node counters as the segment shows them: /sys/node/<counter> rows."""
         zero = NodeCounters()

@@ -187,6 +187,13 @@ class StatsSegment:
     def set_simple(self, name: str, row: list[int]) -> bool:
         """Overwrite thread 0's values of a simple counter in place; False (nothing
         written) when the published vector has another length: publish() instead."""
+        return self._set_row(name, row, 1)
+
+    def set_combined(self, name: str, row: list[tuple[int, int]]) -> bool:
+        """The same for a combined counter: (packets, bytes) pairs."""
+        return self._set_row(name, [v for pair in row for v in pair], 2)
+
+    def _set_row(self, name: str, values: list[int], width: int) -> bool:
         if name not in self._index:
             return False
         with self._lock:
@@ -194,9 +201,9 @@ class StatsSegment:
             at = directory + self._index[name] * ENTRY.size + ENTRY_VALUE_AT
             threads = U64.unpack_from(self.map, at)[0] - BASE
             data = U64.unpack_from(self.map, threads)[0] - BASE
-            if struct.unpack_from("<I", self.map, data - VEC_HEADER)[0] != len(row):
+            if struct.unpack_from("<I", self.map, data - VEC_HEADER)[0] * width != len(values):
                 return False
-            struct.pack_into(f"<{len(row)}Q", self.map, data, *row)
+            struct.pack_into(f"<{len(values)}Q", self.map, data, *values)
             return True
 
     def set_scalar(self, name: str, value: int) -> None:

@@ -176,6 +176,20 @@ class StatsService:
         except SegmentFull as err:  # keep serving the last layout that fitted
             log.error("%s; the stats segment stays as it was", err)
 
+    def _publish_counters(self) -> None:
+        """After traffic: the counters it moves, in place (a full publish if the layout
+        no longer fits them, e.g. a node the traffic model just added)."""
+        if not self.node_interval:
+            self._publish()  # node counters too, at every step
+            return
+        simple, combined = self.model.counter_rows()
+        done = all(self.segment.set_simple(name, row) for name, row in simple.items())
+        if not (done and all(self.segment.set_combined(name, row)
+                             for name, row in combined.items())):
+            self._publish()
+            return
+        self.segment.set_scalar("/sys/input_rate", self.model.gauges["input_rate"])
+
     def want(self) -> None:
         """Someone reads the stats: lay the segment out now and keep it in step."""
         self._wanted = True
@@ -266,7 +280,7 @@ class StatsService:
         ports = {int(p): counts for p, counts in dict(request["ports"]).items()}
         with self.lock:
             self._apply(float(request["t"]), ports)
-            self._publish()
+            self._publish_counters()
         return {}
 
     def _apply(self, t: float, ports: dict[int, Any]) -> None:
