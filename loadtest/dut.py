@@ -213,15 +213,16 @@ def attribute(d: DirectionCounts, errors: list[tuple[str, str, int]]) -> list[di
     take("before-dut", d.sent - d.ingress_rx,
          f"T-Rex port {d.label.split('->')[0]} sent {d.sent}, VPP counted {d.ingress_rx} in on "
          f"{d.ingress} (rx-miss {d.ingress_rx_miss})")
+    # the drop counters name at most what went in and did not come out
     inside = max(0, d.ingress_rx - d.egress_tx)
+    unnamed = inside
     for node, reason, packets in errors:
-        share = min(packets, inside)
         before = left
-        take("dut-drop", share,
+        take("dut-drop", min(packets, unnamed),
              f"VPP error counter {node}: {reason} +{packets}; {d.ingress} rx {d.ingress_rx} "
              f"- {d.egress} tx {d.egress_tx} = {inside} stayed inside VPP "
              f"(drops on {d.ingress}: {d.ingress_drops})", node=node, reason=reason)
-        inside -= before - left
+        unnamed -= before - left
     take("after-dut", d.egress_tx - d.received,
          f"VPP sent {d.egress_tx} on {d.egress}, T-Rex port {d.label.split('->')[1]} "
          f"received {d.received}")
@@ -265,7 +266,7 @@ def merge_causes(lists: Iterable[list[dict]]) -> list[dict]:
             if key in merged:
                 merged[key]["packets"] += c["packets"]
             else:
-                merged[key] = {**c, "evidence": c["evidence"]}
+                merged[key] = dict(c)  # the first one's evidence stands for them
     return sorted(merged.values(), key=lambda c: -c["packets"])
 
 
