@@ -97,6 +97,14 @@ def test_dut_drops_one_entry_per_node_and_reason_in_the_order_given():
     assert "ACL deny packets +6" in causes[0]["evidence"]
 
 
+def test_drop_counters_together_name_no_more_than_stayed_inside():
+    """5 stayed inside VPP; two counters of 4: they name 4 and 1, not 8."""
+    errors = [("a", "x", 4), ("b", "y", 4)]
+    causes = attribute(counts(10, egress_tx=995, received=995), errors)
+    assert [(c["cause"], c.get("node"), c["packets"]) for c in causes] == [
+        ("dut-drop", "a", 4), ("dut-drop", "b", 1), ("unaccounted", None, 5)]
+
+
 @pytest.mark.parametrize(("gap", "expected"), [
     (0, {"unaccounted": 10}),
     (1, {"after-dut": 1, "unaccounted": 9}),
