@@ -88,7 +88,9 @@ class StatsService:
         # `statseg { update-interval }`, 10 by default); 0: at every change
         self.node_interval = node_interval
         self._collected = 0.0
-        self._ghosts: list[InterfaceInfo] = []  # deleted before a sync saw them
+        # deleted before a sync saw them; one per index pair, so a simulator nobody reads
+        # stats from does not collect them without bound
+        self._ghosts: dict[tuple[int, int], InterfaceInfo] = {}
         state.on_change.append(self._changed)
         state.on_delete.append(self._deleting)
 
@@ -103,8 +105,9 @@ class StatsService:
     def _deleting(self, state: SimState, sw_if_index: int) -> None:
         itf = state.get(sw_if_index)
         if itf is not None:  # cheap: one record, the sync decides whether it matters
-            self._ghosts.append(InterfaceInfo(itf.sw_if_index, itf.name, itf.hw_if_index,
-                                              itf.is_sub, state.hw_owner(itf).dev_type))
+            self._ghosts[(itf.sw_if_index, itf.hw_if_index)] = InterfaceInfo(
+                itf.sw_if_index, itf.name, itf.hw_if_index, itf.is_sub,
+                state.hw_owner(itf).dev_type)
 
     # -- lifecycle ----------------------------------------------------------------------
     def start(self) -> StatsService:
@@ -117,6 +120,9 @@ class StatsService:
 
     def stop(self) -> None:
         self._stop.set()
+        with contextlib.suppress(ValueError):
+            self.state.on_change.remove(self._changed)
+            self.state.on_delete.remove(self._deleting)
         self.stats_socket.stop()
         if self._wire is not None:
             with contextlib.suppress(OSError):
@@ -202,7 +208,7 @@ class StatsService:
         with self.state_lock:
             self._dirty = False
             infos = interfaces_of(self.state)
-            ghosts, self._ghosts = self._ghosts, []
+            ghosts, self._ghosts = list(self._ghosts.values()), {}
         with self.lock:
             for ghost in ghosts:
                 self.model.remember(ghost)
