@@ -1,8 +1,9 @@
 """An ACL vppcfg owns, bound to an interface the next config no longer names.
 
-VPP refuses acl_del while the ACL is bound (-142). The planner keeps such an
-ACL while an interface it leaves alone (a PHY the config does not name, a
-foreign object) still uses it, and prunes it once it is no longer in use.
+VPP refuses acl_del while the ACL is bound (-142). A PHY the config no longer
+names returns to its defaults, so its binding goes first and then the ACL. The
+planner keeps such an ACL only while a foreign object (one vppcfg leaves
+alone) still uses it, and prunes it once it is no longer in use.
 """
 
 from __future__ import annotations
@@ -20,22 +21,19 @@ def with_acl() -> object:
     return dp(phy(G[0], acls=InterfaceAcls(input=(SSH.name,))), phy(G[1]), acls=[SSH])
 
 
-def test_acl_on_a_dropped_phy_is_kept_while_bound(vpp_sim):
+def test_acl_on_a_dropped_phy_is_unbound_then_deleted(vpp_sim):
     with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
         assert apply_config(conn, with_acl()).ok
         # G[0] and the ACL leave the config; G[1] stays
+        keys = [(op.action, op.key) for op in plan(dp(phy(G[1])), conn.dump())]
+        assert keys.index(("delete", f"interfaces/{G[0]}/acls")) < keys.index(
+            ("delete", f"acls/{SSH.name}"))
         outcome = apply_config(conn, dp(phy(G[1])))
-        assert outcome.ok, format_outcome(outcome)
-        live = conn.dump()
-        assert SSH.name in live.acls  # kept: G[0] still uses it
-        assert live.interfaces[G[0]].acls.input == (SSH.name,)  # left alone
-        assert plan(dp(phy(G[1])), live) == []  # and that is the converged state
-        # naming G[0] again without ACLs unbinds it; the unused ACL is then pruned
-        outcome = apply_config(conn, dp(phy(G[0]), phy(G[1])))
         assert outcome.ok, format_outcome(outcome)
         live = conn.dump()
         assert SSH.name not in live.acls
         assert live.interfaces[G[0]].acls == InterfaceAcls()
+        assert plan(dp(phy(G[1])), live) == []
 
 
 def test_unused_acl_and_bindings_of_named_interfaces_are_still_pruned(vpp_sim):

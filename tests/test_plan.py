@@ -376,11 +376,18 @@ def test_mac_none_means_dont_care() -> None:
     assert render_cli(ops).splitlines()[1:] == ["set interface mac address Gi0 02:00:00:00:00:02"]
 
 
-def test_foreign_and_unnamed_objects_are_left_alone() -> None:
+def test_foreign_objects_are_left_alone_and_unnamed_phys_return_to_defaults() -> None:
     live = dp(phy("Gi0"), phy("Gi1", addresses=("10.9.9.9/24",), lcp="other"), loop(5), loop(6),
               foreign=frozenset({"interfaces/loop5"}))
     ops = plan(dp(phy("Gi0")), live)
-    assert keys(ops) == [("delete", "interfaces/loop6")]
+    # loop5 (foreign) stays; Gi1 (not in the file) goes back to a fresh VPP's PHY
+    assert keys(ops) == [("delete", "interfaces/Gi1/lcp"),
+                         ("delete", "interfaces/Gi1/address/10.9.9.9/24"),
+                         ("delete", "interfaces/loop6"),
+                         ("update", "interfaces/Gi1/mtu"), ("update", "interfaces/Gi1/state")]
+    assert [op.params["value"] for op in ops[3:]] == [9000, "down"]
+    live = replace(live, interfaces=live.interfaces.replace("Gi1", phy("Gi1", mtu=9000,
+                                                                       state="down")))
     # naming a foreign object hands it to vppcfg
     ops = plan(dp(phy("Gi0"), loop(5, mtu=9000)), replace(live, interfaces=FrozenDict(
         {k: v for k, v in live.interfaces.items() if k != "loop6"})))
@@ -485,8 +492,10 @@ def test_foreign_bridge_domain_is_left_alone() -> None:
                               BridgeDomain("bd6", 6, members=("Gi0",))],
               foreign=frozenset({"bridge_domains/bd5"}))
     ops = plan(dp(phy("Gi0")), live)
+    # Gi1's membership is the foreign bridge's; Gi1 itself goes back to its defaults
     assert keys(ops) == [("delete", "bridge_domains/bd6/member/Gi0"),
-                         ("delete", "bridge_domains/bd6")]
+                         ("delete", "bridge_domains/bd6"), ("update", "interfaces/Gi1/mtu"),
+                         ("update", "interfaces/Gi1/state")]
 
 
 def test_acl_change_is_replaced_in_place() -> None:

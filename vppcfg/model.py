@@ -151,6 +151,19 @@ class Interface:
         return self.kind is InterfaceKind.SUB
 
 
+# VPP gives every ethernet PHY (DPDK, af_packet, ...) this hw and packet MTU
+# when it starts (its `ethernet { default-mtu }`, 9000 unless startup.conf
+# says otherwise): the MTU a PHY returns to when the config no longer names it.
+PHY_DEFAULT_MTU = 9000
+
+
+def phy_at_defaults(name: str) -> Interface:
+    """A PHY as a freshly started VPP has it: admin down, the default MTU, in
+    L3 mode with no address, lcp, binding or feature. Its MAC is None ("leave
+    as it is"): VPP's API does not say what a PHY's own MAC was."""
+    return Interface(name=name, kind=InterfaceKind.PHY, mtu=PHY_DEFAULT_MTU, state="down")
+
+
 class BondMode(enum.StrEnum):
     ROUND_ROBIN = "round-robin"
     ACTIVE_BACKUP = "active-backup"

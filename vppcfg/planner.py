@@ -4,7 +4,8 @@ Both dataplanes are decomposed into nodes by the object descriptors
 (vppcfg.objects). Then, generically:
 
 1. diff: a key only in the config is created, only in VPP deleted (unless it
-   is foreign, on a PHY the config does not name, or a "don't care" setting);
+   is foreign or a "don't care" setting); a PHY the config does not name is
+   wanted at its defaults (as a fresh VPP has it);
    a changed value is updated in place, or deleted + created when the
    descriptor says VPP cannot change it (the reason goes into the operation);
 2. cascade: whatever depends on a deleted node in VPP is deleted first too
@@ -23,10 +24,11 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from vppcfg.gcpause import gc_paused
-from vppcfg.model import Dataplane, FrozenDict, InterfaceKind
+from vppcfg.model import Dataplane, FrozenDict, InterfaceKind, phy_at_defaults
 from vppcfg.objects import DESCRIPTORS, descriptor
 from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, ikey
 from vppcfg.ops import Operation
@@ -93,14 +95,37 @@ class PlanState:
 
 
 def _protected(desired: Dataplane, live: Dataplane, dnodes: dict[str, Node]) -> set[str]:
-    """Owners the planner must not touch: foreign objects and PHYs the config
-    does not name."""
+    """Owners the planner must not touch: foreign objects, and PHYs the config
+    does not name that are members of a foreign bond (their settings are the
+    bond's, and the bond belongs to another tool)."""
     named = {node.owner for node in dnodes.values()}
     protected = {key for key in live.foreign if key not in named}
-    for itf in live.interfaces.values():
-        if itf.kind is InterfaceKind.PHY and itf.name not in desired.interfaces:
-            protected.add(ikey(itf.name))
+    protected.update(ikey(name) for name in _held_by_foreign(live)
+                     if name not in desired.interfaces)
     return protected
+
+
+def _held_by_foreign(live: Dataplane) -> set[str]:
+    """PHYs that are members of a bond vppcfg did not create."""
+    return {member for bond in live.bonds.values() if f"bonds/{bond.name}" in live.foreign
+            for member in bond.members}
+
+
+def _with_phy_defaults(desired: Dataplane, live: Dataplane) -> Dataplane:
+    """The config plus, for every live PHY it does not name, that PHY as a
+    fresh VPP has it: what leaves the file leaves VPP, so the diff takes such a
+    PHY back to its defaults (down, default MTU, no address, lcp or binding)
+    step by step, ordered like any other change."""
+    held = _held_by_foreign(live)
+    absent = [itf.name for itf in live.interfaces.values()
+              if itf.kind is InterfaceKind.PHY and itf.name not in desired.interfaces
+              and itf.name not in held]
+    if not absent:
+        return desired
+    interfaces = dict(desired.interfaces)
+    for name in absent:
+        interfaces[name] = phy_at_defaults(name)
+    return replace(desired, interfaces=FrozenDict.adopt(interfaces))
 
 
 def _check_desired(desired: Dataplane, live: Dataplane) -> None:
@@ -319,6 +344,7 @@ def plan_graph(desired: Dataplane, live: Dataplane) -> tuple[list[Operation],
 def _plan(desired: Dataplane, live: Dataplane,
           graph: list[tuple[int, ...]] | None = None) -> list[Operation]:
     _check_desired(desired, live)
+    desired = _with_phy_defaults(desired, live)
     state = PlanState(desired, live)
     protected = _protected(desired, live, state.desired_nodes)
     deleted, created, updated = _diff(state, protected)
