@@ -94,6 +94,21 @@ def test_vppstats_reads_interfaces_counters_and_their_shapes(sim):
         stats.disconnect()
 
 
+def test_a_stock_vpp_has_no_per_node_counters():
+    directory = short_socket_dir()
+    service = StatsService(SimDataplane(phys()).state, threading.Lock(),
+                           f"{directory}/stats.sock", per_node_counters=False).start()
+    stats = connect(f"{directory}/stats.sock")
+    try:
+        assert stats.ls(["/sys/node/", "/nodes/"]) == []
+        assert stats["/if/names"] == ["local0", "host-ge0", "host-ge1"]
+        assert stats.ls("/err/ip4-input/")  # error counters are there all the same
+    finally:
+        stats.disconnect()
+        service.stop()
+        os.rmdir(directory)
+
+
 def test_interfaces_created_and_deleted_through_the_api_follow(sim):
     dataplane, _, path = sim
     stats = connect(path)

@@ -4,7 +4,7 @@
                [--fail-after N] [--api-dir DIR] [--ready-file PATH] [--keepalive SECONDS]
                [--no-kernel-vlan] [--lcp-auto-subint]
                [--stats-socket PATH | --no-stats] [--wire-socket PATH] [--wire-ports IF0,IF1]
-               [--capacity-pps N] [--node-stats-interval SECONDS]
+               [--capacity-pps N] [--node-stats-interval SECONDS] [--no-per-node-counters]
                [--release 24.10] [--disable-plugin NAME ...]
 """
 
@@ -113,6 +113,10 @@ def add_stats_options(parser: argparse.ArgumentParser) -> None:
         help="how often per-node counters reach the segment (VPP's statseg update-interval, "
         "default 10; 0: as they move)")
     parser.add_argument(
+        "--no-per-node-counters", dest="per_node_counters", action="store_false",
+        help="a stock VPP: no per-node counters in the stats segment "
+        "(statseg { per-node-counters off })")
+    parser.add_argument(
         "--capacity-pps", type=float, metavar="N",
         help="packets per second each interface's input can take from the wire "
         "(default: no limit)")
@@ -134,7 +138,8 @@ def start_stats(args: argparse.Namespace, dataplane: Any, lock: Any) -> Any:
     service = StatsService(
         dataplane.state, lock, args.stats_socket or default_path(args.socket, "stats"),
         args.wire_socket or default_path(args.socket, "wire"),
-        capacity_pps=args.capacity_pps, wire_ports=ports, node_interval=args.node_stats_interval)
+        capacity_pps=args.capacity_pps, wire_ports=ports, node_interval=args.node_stats_interval,
+        per_node_counters=args.per_node_counters)
     return service.start()
 
 

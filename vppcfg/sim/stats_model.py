@@ -124,7 +124,9 @@ class _Slot:
 class StatsModel:
     """Counter values by name; `entries()` renders them as the segment's directory."""
 
-    def __init__(self) -> None:
+    def __init__(self, per_node: bool = True) -> None:
+        # statseg { per-node-counters on }: off, a VPP shows no /sys/node/* nor /nodes/*
+        self.per_node = per_node
         self.slots: dict[int, _Slot] = {}
         self.nodes: dict[str, NodeCounters] = {}
         self.errors: dict[tuple[str, str], int] = {}
@@ -236,7 +238,8 @@ class StatsModel:
         """The directory, in an order close to VPP's."""
         out = self._sys_entries()
         out += self._interface_entries()
-        out += self._node_entries()
+        if self.per_node:
+            out += self._node_entries()
         out += self._error_entries()
         return out
 

@@ -67,11 +67,12 @@ class StatsService:
 
     def __init__(self, state: SimState, state_lock: threading.Lock, stats_socket: str,
                  wire_socket: str | None = None, *, capacity_pps: float | None = None,
-                 wire_ports: list[str] | None = None, node_interval: float = 10.0) -> None:
+                 wire_ports: list[str] | None = None, node_interval: float = 10.0,
+                 per_node_counters: bool = True) -> None:
         self.state = state
         self.state_lock = state_lock  # the API server's: the state is read under it
         self.lock = threading.Lock()  # counters and segment; taken after state_lock
-        self.model = StatsModel()
+        self.model = StatsModel(per_node_counters)
         self.traffic = TrafficModel(self.model, capacity_pps)
         self.segment = StatsSegment()
         self.stats_socket = StatsSocket(self.segment, stats_socket, self.want)
@@ -163,7 +164,7 @@ class StatsService:
         with self.lock:
             self._collected = time.monotonic()
             self.model.collect()
-            rows = self.model.node_rows()
+            rows = self.model.node_rows() if self.model.per_node else {}
             if not all(self.segment.set_simple(f"/sys/node/{c}", row)
                        for c, row in rows.items()):
                 self._publish()
