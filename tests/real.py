@@ -70,7 +70,8 @@ def selected_releases(spec: str | None = None) -> list[VppRelease]:
     names = [n.strip() for n in spec.split(",") if n.strip()]
     unknown = [n for n in names if n not in VPP_RELEASES]
     if unknown or not names:
-        raise ValueError(f"VPPCFG_REAL_VPP={spec!r}: unknown release {', '.join(unknown)}; "
+        what = f"unknown release {', '.join(unknown)}" if unknown else "names no release"
+        raise ValueError(f"VPPCFG_REAL_VPP={spec!r}: {what}; "
                          f"choose from {', '.join(VPP_RELEASES)}")
     return [VPP_RELEASES[n] for n in names]
 
