@@ -11,7 +11,10 @@ a core.
 from __future__ import annotations
 
 import json
+import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 import pytest
@@ -60,6 +63,31 @@ def _loop(vpp_real_factory, trex_real_factory, *cli: str):
     return vpp, trex
 
 
+@contextmanager
+def _cpu_share(pid: int | None, share: float) -> Iterator[bool]:
+    """Run a process on `share` of one core (a cgroup v1 CPU quota), so that VPP breaks
+    below what the software T-Rex can send even on a busy machine. True if it was limited
+    (no writable cpu cgroup here: False, and the process runs as it was)."""
+    root = Path("/sys/fs/cgroup/cpu")
+    group = root / f"vppcfg-dut-{os.getpid()}-{pid}"
+    try:
+        group.mkdir()
+        (group / "cpu.cfs_quota_us").write_text(str(round(share * 100000)))
+        (group / "cpu.cfs_period_us").write_text("100000")
+        (group / "cgroup.procs").write_text(str(pid))
+    except (OSError, TypeError):
+        yield False
+    else:
+        try:
+            yield True
+        finally:
+            with suppress(OSError):  # VPP may be gone already
+                (root / "cgroup.procs").write_text(str(pid))
+    finally:
+        with suppress(OSError):
+            group.rmdir()
+
+
 def _sums(causes: list[dict]) -> int:
     return sum(c["packets"] for c in causes)
 
@@ -67,12 +95,14 @@ def _sums(causes: list[dict]) -> int:
 def test_ramp_past_the_break_point_explains_the_loss(vpp_real_factory, trex_real_factory,
                                                      tmp_path):
     vpp, trex = _loop(vpp_real_factory, trex_real_factory, L2XC)
-    # both ways from 100 to 400 kpps each: VPP's one thread forwards far less than the
-    # 800 kpps asked at the top (about 280 kpps in all here); 12 s, so that VPP's stats
-    # collector (every 10 s) refreshes the per-node counters at least once
-    run, err = _loadtest(trex, vpp, tmp_path / "ramp.json", "ramp", "-b", "--warmup", "1",
-                         "--duration", "9", "--hold", "2", "--start-rate", "100kpps",
-                         "--rate", "400kpps")
+    # both ways from 10 to 150 kpps each, VPP on a tenth of a core: it breaks near 15 kpps
+    # a direction (on a whole core near 130; the software T-Rex, 150-300 kpps a direction,
+    # may send less than that on a busy machine); 12 s, so that VPP's stats collector
+    # (every 10 s) refreshes the per-node counters at least once
+    with _cpu_share(vpp.pid(), 0.1):
+        run, err = _loadtest(trex, vpp, tmp_path / "ramp.json", "ramp", "-b", "--warmup",
+                             "1", "--duration", "9", "--hold", "2", "--start-rate", "10kpps",
+                             "--warmup-rate", "10kpps", "--rate", "150kpps")
     assert run["status"] == "complete"
     dut = run["summary"]["dut"]
     assert dut["available"] and dut["reason"] is None, dut
@@ -80,8 +110,7 @@ def test_ramp_past_the_break_point_explains_the_loss(vpp_real_factory, trex_real
     totals = run["summary"]["totals"]
     for label, ingress in (("0->1", "host-ge0"), ("1->0", "host-ge1")):
         t = totals[label]
-        # past the break point (where it lies moves with the machine's load: 3-50 % lost)
-        assert t["lost_packets"] > 0.01 * t["tx_packets"], t
+        assert t["lost_packets"] > 0.1 * t["tx_packets"], t  # past the break point
         # what VPP counted in lies between what came back and what was sent
         assert t["rx_packets"] <= dut["interfaces"][ingress]["rx_packets"] \
             <= t["port_tx_packets"] + OWN_PACKETS
@@ -93,10 +122,10 @@ def test_ramp_past_the_break_point_explains_the_loss(vpp_real_factory, trex_real
     for sample in run["samples"]:
         for label, causes in sample["dut"]["loss_attribution"].items():
             assert _sums(causes) == sample["directions"][label]["lost_packets"]
-    # the per-node counters were refreshed in the run: the busiest node is VPP's input
+    # the per-node counters were refreshed in the run: VPP's input is among the busiest
     refreshed = [s for s in run["samples"] if s["dut"]["nodes"] is not None]
     assert refreshed and dut["nodes"], dut
-    assert dut["nodes"][0]["node"] == "af-packet-input"
+    assert "af-packet-input" in {n["node"] for n in dut["nodes"]}
     assert "loss is mostly before VPP counted it" in dut["verdict"]
     assert f"DUT: {dut['verdict']}" in err
     assert graph_rb_problems({"ramp": run}) == []
@@ -157,7 +186,8 @@ def test_vpp_going_away_mid_ramp_keeps_the_run(vpp_real_factory, trex_emu_factor
     dut = run["summary"]["dut"]
     assert dut["available"] is False and dut["reason"].startswith("VPP went away")
     went = float(dut["reason"].rsplit(" at ", 1)[1].rstrip(" s"))
-    assert 0.9 <= went <= time.monotonic() - started
+    # seconds since the DUT side opened (after T-Rex's connect), so under the timer's 1 s
+    assert 0 < went <= min(1.0, time.monotonic() - started) + 0.5
     with_dut = [s for s in run["samples"] if "dut" in s]
     assert with_dut and len(with_dut) < len(run["samples"])  # the samples read before keep it
     assert _schema_errors(run) == []
