@@ -89,6 +89,13 @@ def main() -> int:
               f"(stdev {spread:.1f}, min {min(fwd):.1f}, max {max(fwd):.1f}, n={len(fwd)})")
     diff = means[True] - means[False]
     print(f"difference: {diff:+.1f} kpps ({100.0 * diff / means[False]:+.2f} %)")
+    # each run with the option against the run just before it, without: slow drifts of the
+    # shared machine's load cancel out
+    pairs = [(w["forwarded"] - wo["forwarded"]) / 1e3
+             for wo, w in zip(results[False], results[True], strict=True)]
+    spread = statistics.stdev(pairs) if len(pairs) > 1 else 0.0
+    print(f"paired difference: {statistics.mean(pairs):+.1f} kpps (stdev {spread:.1f}, "
+          f"pairs {', '.join(f'{p:+.1f}' for p in pairs)})")
     return 0
 
 
