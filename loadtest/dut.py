@@ -538,7 +538,7 @@ class DutMonitor:
             first = self.reader.read()
             self.ports = self._resolve_ports(tx_rx_ports, first)
         except DutUnavailable as err:
-            self._fail(str(err), at_start=True)
+            self.fail(str(err), at_start=True)
 
     def _resolve_ports(self, ports: list[int], snap: Snapshot) -> dict[int, str]:
         names = [n for n in snap.interfaces if n != "local0"]
@@ -549,7 +549,7 @@ class DutMonitor:
                                  f" (--dut-ports); it has {', '.join(names) or 'none'}")
         return chosen
 
-    def _fail(self, why: str, at_start: bool = False) -> None:
+    def fail(self, why: str, at_start: bool = False) -> None:
         if self.reason is not None:
             return
         when = "" if at_start or self.started is None \
@@ -567,7 +567,10 @@ class DutMonitor:
         try:
             snap = self.reader.read()
         except DutUnavailable as err:
-            self._fail(str(err))
+            self.fail(str(err))
+            return None
+        except Exception as err:  # a fault of this reader must not cost the traffic run
+            self.fail(f"reading VPP's counters failed ({type(err).__name__}: {err})")
             return None
         self.read_seconds.append(time.perf_counter() - began)
         return snap
@@ -650,8 +653,24 @@ class RunDut:
     def begin(self) -> None:
         self.first = self.last = self.node_base = self.monitor.read()
 
+    def _safely(self, what: str, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run a step of the DUT side; a fault in it ends the DUT side (said once), never
+        the traffic run."""
+        try:
+            return fn(*args)
+        except Exception as err:
+            self.monitor.fail(f"{what} failed ({type(err).__name__}: {err})")
+            return None
+
     def step(self) -> dict | None:
         """A ramp sample: the delta since the previous read (None without DUT data)."""
+        count = len(self.deltas)
+        out = self._safely("a ramp sample's DUT counters", self._step)
+        if len(self.deltas) == count:  # one delta per sample, so that they pair up
+            self.deltas.append(None)
+        return out
+
+    def _step(self) -> dict | None:
         snap = self.monitor.read()
         ok = snap is not None and self.last is not None
         delta = self._delta(self.last, snap) if ok else None
@@ -676,6 +695,10 @@ class RunDut:
 
     def finish_ramp(self, samples: list[dict], totals: dict[str, dict]) -> dict:
         """Attribution per sample (after the losses are settled) and the summary's `dut`."""
+        out = self._safely("the DUT summary", self._finish_ramp, samples, totals)
+        return out if out is not None else self.monitor.summary(None, {}, None)
+
+    def _finish_ramp(self, samples: list[dict], totals: dict[str, dict]) -> dict:
         for sample, delta in zip(samples, self.deltas, strict=False):
             if delta is None or "dut" not in sample:
                 continue
@@ -706,6 +729,9 @@ class RunDut:
 
     def trial_end(self, start: Snapshot | None, trial: dict) -> None:
         """An ndr trial: its delta and attribution under `trial["dut"]`."""
+        self._safely("a trial's DUT counters", self._trial_end, start, trial)
+
+    def _trial_end(self, start: Snapshot | None, trial: dict) -> None:
         snap = self.monitor.read()
         if snap is None or start is None:
             return
@@ -721,6 +747,10 @@ class RunDut:
     def finish_ndr(self, trials: list[dict]) -> dict:
         """The summary's `dut` of a search: the run's counters against its trials' losses
         (T-Rex is cleared per trial, VPP is not: the trials' packets are summed)."""
+        out = self._safely("the DUT summary", self._finish_ndr, trials)
+        return out if out is not None else self.monitor.summary(None, {}, None)
+
+    def _finish_ndr(self, trials: list[dict]) -> dict:
         sums: dict[str, dict] = {}
         for trial in trials:
             for label, row in trial["directions"].items():

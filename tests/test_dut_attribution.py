@@ -457,3 +457,26 @@ def test_a_run_shorter_than_vpps_collector_interval_says_so():
     out = run.finish_ramp([], {"0->1": row(0, 0, 0, 0.0)})
     assert out["nodes"] is None and out["nodes_note"] == dut.NODES_STALE
     assert out["verdict"].startswith(f"VPP's CPU load unknown ({dut.NODES_STALE})")
+
+
+def test_a_fault_in_the_reader_ends_the_dut_side_not_the_run(monkeypatch):
+    m, err = monitor([snap(IFS), snap(IFS), RuntimeError("boom")], t=[0.0, 2.0])
+    m.open([0, 1])
+    assert m.read() is not None and m.read() is None
+    assert m.reason == "reading VPP's counters failed (RuntimeError: boom) at 2.0 s"
+    assert err.getvalue().count("\n") == 1
+
+
+def test_a_fault_in_the_dut_side_keeps_samples_and_summary_whole(monkeypatch):
+    m, err = monitor([snap(IFS)] * 5)
+    m.open([0, 1])
+    run = RunDut(m, [Direction(0, 0, 1)])
+    run.begin()
+    monkeypatch.setattr(dut, "refreshed_delta", lambda *a: 1 / 0)
+    assert run.step() is None and run.step() is None
+    assert len(run.deltas) == 2  # still one per sample
+    out = run.finish_ramp([{"directions": {"0->1": row(1, 1, 0, 1.0)}}] * 2,
+                          {"0->1": row(2, 2, 0, 1.0)})
+    assert out["available"] is False
+    assert out["reason"].startswith("a ramp sample's DUT counters failed (ZeroDivisionError")
+    assert err.getvalue().count("\n") == 1
