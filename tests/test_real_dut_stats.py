@@ -2,9 +2,9 @@
 
     T-Rex port 0 -> host-ge0 [VPP, L2 cross-connect] host-ge1 -> T-Rex port 1
 
-ramped past VPP's break point, with VPP's own counters checked against T-Rex's, and a drop
-caused on purpose (an ACL denying half the flows) attributed to the node and reason VPP
-gives; and a VPP that goes away under a running ramp. Each run is short: T-Rex busy-polls
+ramped past VPP's break point, with VPP's own counters checked against T-Rex's, and drops
+caused on purpose (an ACL denying half the flows; routed, half the packets with TTL 1)
+attributed to the node and reason VPP gives; and a VPP that goes away under a running ramp. Each run is short: T-Rex busy-polls
 a core.
 """
 
@@ -191,3 +191,53 @@ def test_vpp_going_away_mid_ramp_keeps_the_run(vpp_real_factory, trex_emu_factor
     with_dut = [s for s in run["samples"] if "dut" in s]
     assert with_dut and len(with_dut) < len(run["samples"])  # the samples read before keep it
     assert _schema_errors(run) == []
+
+
+ROUTED = """set interface state host-ge0 up
+set interface state host-ge1 up
+set interface ip address host-ge0 10.0.0.1/30
+set interface ip address host-ge1 10.1.0.1/30
+ip route add 48.0.0.0/8 via 10.1.0.2
+ip route add 16.0.0.0/8 via 10.0.0.2"""
+TREX_L3 = "[{ip: 10.0.0.2, default_gw: 10.0.0.1}, {ip: 10.1.0.2, default_gw: 10.1.0.1}]"
+# a T-Rex profile file: two streams of one flow each, TTL 64 and TTL 1, at the same rate
+TTL_PROFILE = '''
+from trex.stl.api import IP, UDP, Ether, STLPktBuilder, STLStream, STLTXCont
+
+
+class TwoTtls:
+    def get_streams(self, port_id=0, direction=0, tunables=(), **kwargs):
+        src, dst = ("48.0.0.1", "16.0.0.1") if direction % 2 else ("16.0.0.1", "48.0.0.1")
+        return [STLStream(packet=STLPktBuilder(pkt=Ether() / IP(src=src, dst=dst, ttl=ttl)
+                                               / UDP(sport=1025, dport=12) / (b"x" * 18)),
+                          mode=STLTXCont(pps=1)) for ttl in (64, 1)]
+
+
+def register():
+    return TwoTtls()
+'''
+
+
+def test_ttl_1_is_attributed_to_ip4_input(vpp_real_factory, trex_real_factory, tmp_path):
+    """Routed: VPP drops (and answers with ICMP) every TTL-1 packet in ip4-input."""
+    vpp = vpp_real_factory(("ge0", "ge1"))
+    vpp.exec_text(ROUTED)
+    trex = trex_real_factory(ports=("p-ge0", "p-ge1"), netns=vpp.netns, port_info=TREX_L3)
+    profile = tmp_path / "two_ttls.py"
+    profile.write_text(TTL_PROFILE)
+    run, _ = _loadtest(trex, vpp, tmp_path / "ramp.json", "ramp", "-p", str(profile),
+                       "--warmup", "0", "--duration", "2", "--hold", "1", "--start-rate",
+                       "20kpps", "--rate", "20kpps")
+    assert run["status"] == "complete"
+    t = run["summary"]["totals"]["0->1"]
+    assert t["lost_packets"] == pytest.approx(t["tx_packets"] / 2, rel=0.02)
+    dut = run["summary"]["dut"]
+    causes = dut["loss_attribution"]["0->1"]
+    assert _sums(causes) == t["lost_packets"]
+    drop = causes[0]
+    assert (drop["cause"], drop["node"]) == ("dut-drop", "ip4-input"), causes
+    assert drop["reason"] in ("time_expired", "ip4 ttl <= 1"), causes  # VPP's name for it
+    assert drop["packets"] >= 0.99 * t["lost_packets"]
+    # the ICMP errors VPP sent back are counted, but name no loss
+    assert all(c.get("reason") != "ttl_expire_sent" for c in causes)
+    assert dut["interfaces"]["host-ge0"]["tx_packets"] > 0
