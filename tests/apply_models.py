@@ -31,6 +31,7 @@ from vppcfg.model import (
     PortRange,
     Sflow,
     VxlanTunnel,
+    phy_at_defaults,
 )
 
 G = [f"GigabitEthernet3/0/{n}" for n in range(4)]
@@ -184,8 +185,9 @@ CONFIG_ONLY = {"description"}
 
 
 def matches(desired: Dataplane, live: Dataplane) -> list[str]:
-    """Where `live` differs from `desired` under "None = don't care" (PHYs the
-    config does not name, foreign objects and config-only fields are ignored)."""
+    """Where `live` differs from `desired` under "None = don't care" (foreign
+    objects and config-only fields are ignored; a PHY the config does not name
+    must be at its defaults, as a fresh VPP has it)."""
     problems: list[str] = []
     for coll in ("interfaces", "bonds", "vxlan_tunnels", "taps", "bridge_domains", "acls"):
         want, have = getattr(desired, coll), getattr(live, coll)
@@ -202,6 +204,8 @@ def matches(desired: Dataplane, live: Dataplane) -> list[str]:
             if name in want or key in live.foreign:
                 continue
             if coll == "interfaces" and obj.kind is InterfaceKind.PHY:
+                if not _same(phy_at_defaults(name), obj):
+                    problems.append(f"{key}: not named, so at its defaults; have {obj}")
                 continue
             problems.append(f"{key} should not exist")
     if desired.sflow != live.sflow:
