@@ -144,19 +144,56 @@ def _busy_nodes(path: str) -> dict[str, int]:
         stats.disconnect()
 
 
-def test_the_real_vpp_counts_vectors_in_the_nodes_of_the_simulators_l2xc_path(
-        vpp_real_factory, trex_real_factory, tmp_path):
-    """T-Rex port 0 -> host-ge0 [real VPP, L2 cross-connect] host-ge1 -> T-Rex port 1: every
-    node the simulator's traffic model puts on that path counts the packets in VPP too."""
+def _sim_path(acl_rules: list[dict[str, Any]]) -> Any:
+    """The simulator's path for 16.0.0.1 -> 48.0.0.1 UDP into host-ge0 (L2 cross-connect
+    to host-ge1, with these rules as host-ge0's input ACL, if any)."""
+    from vppcfg.sim.dataplane import SimDataplane
+    from vppcfg.sim.stats_model import InterfaceInfo, StatsModel
+    from vppcfg.sim.stats_traffic import StreamOffer, trace
+
+    sim = SimDataplane([Phy(f"host-{n}", f"02:fe:00:00:00:0{i}", 9000, "af-packet")
+                        for i, n in enumerate(PHYS)])
+    for index in (1, 2):
+        sim.handle("sw_interface_set_flags", {"sw_if_index": index, "flags": 1})
+    for rx, tx in ((1, 2), (2, 1)):
+        sim.handle("sw_interface_set_l2_xconnect",
+                   {"rx_sw_if_index": rx, "tx_sw_if_index": tx, "enable": True})
+    if acl_rules:
+        acl = sim.handle("acl_add_replace", {"acl_index": 0xFFFFFFFF, "r": acl_rules})
+        sim.handle("acl_interface_set_acl_list", {"sw_if_index": 1, "count": 1, "n_input": 1,
+                                                  "acls": [acl.reply["acl_index"]]})
+    model = StatsModel()
+    model.sync([InterfaceInfo(i.sw_if_index, i.name, i.hw_if_index, i.is_sub, i.dev_type)
+                for i in sim.state.interfaces.values()])
+    ip = bytes([0x45, 0, 0, 46, 0, 0, 0, 0, 64, 17, 0, 0, 16, 0, 0, 1, 48, 0, 0, 1])
+    stream = StreamOffer.of_packet(1.0, 64, bytes(12) + b"\x08\x00" + ip + bytes(8))
+    return trace(model, sim.state, 1, 2, stream.ttl, stream.headers)
+
+
+PERMIT_ALL = """set acl-plugin acl permit
+set acl-plugin interface host-ge0 input acl 0"""
+DENY_ALL_FROM_16_0_0_1 = """set acl-plugin acl deny src 16.0.0.1/32, permit
+set acl-plugin interface host-ge0 input acl 0"""
+
+
+@pytest.mark.parametrize(("cli", "rules"), [
+    ((L2XC,), []),
+    ((L2XC, DENY_ALL_FROM_16_0_0_1),
+     [{"is_permit": 0, "src_prefix": "16.0.0.1/32", "dst_prefix": "0.0.0.0/0", "proto": 0},
+      {"is_permit": 1, "src_prefix": "0.0.0.0/0", "dst_prefix": "0.0.0.0/0", "proto": 0}]),
+    ((L2XC, PERMIT_ALL), [{"is_permit": 1, "src_prefix": "0.0.0.0/0",
+                           "dst_prefix": "0.0.0.0/0", "proto": 0}]),
+], ids=["l2xc", "l2xc-acl-deny", "l2xc-acl-permit"])
+def test_the_real_vpp_counts_vectors_in_the_nodes_of_the_simulators_path(
+        vpp_real_factory, trex_real_factory, tmp_path, cli, rules):
+    """T-Rex port 0 -> host-ge0 [real VPP, L2 cross-connect] host-ge1 -> T-Rex port 1 (one
+    flow, 16.0.0.1 -> 48.0.0.1): the nodes busy in VPP are those of the simulator's path."""
     import sys
     from pathlib import Path
 
-    from vppcfg.sim.dataplane import SimDataplane
-    from vppcfg.sim.stats_model import InterfaceInfo, StatsModel
-    from vppcfg.sim.stats_traffic import trace
-
     vpp = vpp_real_factory(PHYS)
-    vpp.exec_text(L2XC)
+    for text in cli:
+        vpp.exec_text(text)
     trex = trex_real_factory(ports=("p-ge0", "p-ge1"), netns=vpp.netns)
     stats_path = str(vpp.run_dir / "stats.sock")
     before = _busy_nodes(stats_path)
@@ -167,22 +204,11 @@ def test_the_real_vpp_counts_vectors_in_the_nodes_of_the_simulators_l2xc_path(
     assert proc.returncode == 0, proc.stderr
     # VPP's collector copies the node counters into the segment every 10 s
     deadline = time.monotonic() + 30
-    while (after := _busy_nodes(stats_path)).get("host-ge1-tx", 0) == before.get("host-ge1-tx", 0):
+    while (after := _busy_nodes(stats_path)).get("l2-input", 0) == before.get("l2-input", 0):
         assert time.monotonic() < deadline, "VPP's per-node counters never moved"
         time.sleep(1)
-
-    sim = SimDataplane([Phy(f"host-{n}", f"02:fe:00:00:00:0{i}", 9000, "af-packet")
-                        for i, n in enumerate(PHYS)])
-    for index in (1, 2):
-        sim.handle("sw_interface_set_flags", {"sw_if_index": index, "flags": 1})
-    for rx, tx in ((1, 2), (2, 1)):
-        sim.handle("sw_interface_set_l2_xconnect",
-                   {"rx_sw_if_index": rx, "tx_sw_if_index": tx, "enable": True})
-    model = StatsModel()
-    model.sync([InterfaceInfo(i.sw_if_index, i.name, i.hw_if_index, i.is_sub, i.dev_type)
-                for i in sim.state.interfaces.values()])
-    path = trace(model, sim.state, 1, 2, 64)
-    assert path.egress == 2
+    path = _sim_path(rules)
+    assert path.egress == (None if rules and not rules[0]["is_permit"] else 2)
     # 2 s at 20 kpps: ~40,000 packets through each node of the path, and no other node
     # busy (VPP's own few packets on the veths stay far below)
     busy = {n for n in after if after[n] - before.get(n, 0) >= 20000}

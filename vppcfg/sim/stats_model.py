@@ -71,6 +71,8 @@ CORE_NODES: tuple[tuple[str, tuple[str, ...]], ...] = (
                         "ttl_expire_sent", "param_problem_sent", "drop")),
     ("error-drop", ()),
     ("drop", ()),
+    ("l2-input-feat-arc", ("in default",)),
+    ("l2-input-feat-arc-end", ()),
     ("acl-plugin-in-ip4-fa", ACL_ERRORS),
     ("acl-plugin-in-ip4-l2", ACL_ERRORS),
 )

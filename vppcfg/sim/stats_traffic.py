@@ -246,24 +246,27 @@ def trace(model: StatsModel, state: SimState, rx: int, peer_index: int,
     mode = state.l2_mode.get(rx)
     if mode is not None:
         return _with_acl(_l2_path(model, state, mode, peer), state, rx, headers,
-                         "acl-plugin-in-ip4-l2", 2)
+                         ("l2-input-feat-arc", "acl-plugin-in-ip4-l2"), 2,
+                         ("l2-input-feat-arc-end",))
     if _has_ip4(state, itf) and ttl is not None:
         return _with_acl(_ip4_path(model, state, itf, peer, ttl), state, rx, headers,
-                         "acl-plugin-in-ip4-fa", 2)
+                         ("acl-plugin-in-ip4-fa",), 2)
     return Path(True, ("ethernet-input", "ip4-not-enabled", "error-drop", "drop"))
 
 
-def _with_acl(path: Path, state: SimState, rx: int, headers: Headers | None, node: str,
-              at: int) -> Path:
-    """An input ACL runs as a feature after the first `at` nodes of the path."""
+def _with_acl(path: Path, state: SimState, rx: int, headers: Headers | None,
+              nodes: tuple[str, ...], at: int, after: tuple[str, ...] = ()) -> Path:
+    """An input ACL runs as a feature after the first `at` nodes of the path: `nodes`,
+    the last of them the ACL's, then `after` for what it permits (on L2 the real VPP
+    goes through l2-input-feat-arc and, permitted, l2-input-feat-arc-end)."""
     verdict = acl_verdict(state, rx, headers)
     if verdict is None or (path.error is not None and path.nodes.index(path.error[0]) < at):
         return path
-    head = path.nodes[:at]
+    head, node = (*path.nodes[:at], *nodes), nodes[-1]
     if not verdict:
-        return Path(True, (*head, node, "error-drop", "drop"), None,
+        return Path(True, (*head, "error-drop", "drop"), None,
                     (node, "ACL deny packets"), ip4=path.ip4)
-    return Path(True, (*head, node, *path.nodes[at:]), path.egress, path.error,
+    return Path(True, (*head, *after, *path.nodes[at:]), path.egress, path.error,
                 ((node, "ACL permit packets"), *path.also), path.ip4)
 
 
