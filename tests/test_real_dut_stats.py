@@ -4,8 +4,8 @@
 
 ramped past VPP's break point, with VPP's own counters checked against T-Rex's, and drops
 caused on purpose (an ACL denying half the flows; routed, half the packets with TTL 1)
-attributed to the node and reason VPP gives; and a VPP that goes away under a running ramp. Each run is short: T-Rex busy-polls
-a core.
+attributed to the node and reason VPP gives; and a VPP that goes away under a running ramp.
+Each run is short: T-Rex busy-polls a core.
 """
 
 from __future__ import annotations
@@ -122,10 +122,13 @@ def test_ramp_past_the_break_point_explains_the_loss(vpp_real_factory, trex_real
     for sample in run["samples"]:
         for label, causes in sample["dut"]["loss_attribution"].items():
             assert _sums(causes) == sample["directions"][label]["lost_packets"]
-    # the per-node counters were refreshed in the run: VPP's input is among the busiest
+    # the per-node counters were refreshed in the run: the busiest nodes are the
+    # cross-connect's path (which of them lead depends on how VPP's quota cut its loops)
     refreshed = [s for s in run["samples"] if s["dut"]["nodes"] is not None]
-    assert refreshed and dut["nodes"], dut
-    assert "af-packet-input" in {n["node"] for n in dut["nodes"]}
+    assert refreshed and len(dut["nodes"]) == 5, dut
+    path = {"af-packet-input", "ethernet-input", "l2-input", "l2-output", "host-ge0-output",
+            "host-ge0-tx", "host-ge1-output", "host-ge1-tx"}
+    assert {n["node"] for n in dut["nodes"]} <= path, dut["nodes"]
     assert "loss is mostly before VPP counted it" in dut["verdict"]
     assert f"DUT: {dut['verdict']}" in err
     assert graph_rb_problems({"ramp": run}) == []
