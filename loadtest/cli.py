@@ -5,7 +5,8 @@ Sub-commands: `ramp` (warm-up, linear ramp, hold; per-second stats), `ndr`
 Without a sub-command the arguments are the original trex-loadtest command line
 (`-s SERVER [-u] -p PROFILE.py -t TUNABLES -rd SECONDS -rt RATE -o FILE.json`),
 run as `ramp` in both directions unless `-u` is given.
-Exit codes: 0 ok, 1 the run failed or was interrupted, 2 usage or I/O error.
+Exit codes: 0 ok, 1 the run failed, 2 usage or I/O error, 130 interrupted (Ctrl-C)
+(vppcfg.exits; the table: docs/user-guide.md).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from loadtest.profiles import NAMED_MIXES, ProfileError, TrafficSpec, make_flows
 from loadtest.profiles.pyfile import ProfileFileError, is_profile_file, load_profile
 from loadtest.progress import Progress
 from loadtest.stats import directions
+from vppcfg.exits import FAILED, INTERRUPTED, USAGE, guarded
 
 PROG = "trex-loadtest"
 COMMANDS = ("ramp", "ndr", "report")
@@ -241,7 +243,7 @@ def _status(result: dict) -> int:
     status = result.get("status")
     if status == "interrupted":
         print(f"{PROG}: interrupted; traffic stopped, ports released", file=sys.stderr)
-        return 1
+        return INTERRUPTED
     if status == "failed":
         print(f"{PROG}: error: {result.get('error')}", file=sys.stderr)
         return 1
@@ -349,17 +351,19 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
+    return guarded(PROG, lambda: _run(args))
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command's exit code; Ctrl-C and the unexpected: vppcfg.exits.guarded."""
     try:
         return int(args.func(args))
     except UsageError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
-        return 2
+        return USAGE
     except LoadtestError as err:
         print(f"{PROG}: error: {err}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 1
+        return FAILED
 
 
 if __name__ == "__main__":

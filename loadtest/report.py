@@ -458,6 +458,9 @@ def load_runs(paths: list[Path]) -> list[Run]:
             raise UsageError(f"{path}: {err.strerror}") from None
         except json.JSONDecodeError as err:
             raise UsageError(f"{path}:{err.lineno}: not valid JSON ({err.msg})") from None
+        except UnicodeDecodeError as err:  # a binary file: run files are UTF-8 JSON
+            raise UsageError(f"{path}: not a trex-loadtest run (not UTF-8 text: byte "
+                             f"0x{err.object[err.start]:02x} at offset {err.start})") from None
         if not isinstance(data, dict) or not isinstance(data.get("vars"), dict):
             raise UsageError(f"{path}: not a trex-loadtest run (no 'vars')")
         mode = data.get("mode") or data["vars"].get("mode") or "ramp"

@@ -236,7 +236,7 @@ def test_ctrl_c_stops_traffic_releases_ports_keeps_json(trex_emu_factory, tmp_pa
         _, err = proc.communicate(timeout=20)
     finally:
         proc.kill()
-    assert proc.returncode == 1
+    assert proc.returncode == 130  # Ctrl-C: vppcfg.exits.INTERRUPTED
     assert "interrupted" in err and "Traceback" not in err
     run = json.loads(out.read_text())
     assert run["status"] == "interrupted"

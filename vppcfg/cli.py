@@ -2,8 +2,7 @@
 
 Each command module exposes ``register(subparsers)``, which adds its parser and
 sets ``func`` to a callable taking the parsed arguments and returning the exit
-code. Exit codes: 0 success, 1 the input is invalid or the operation failed,
-2 usage or I/O error.
+code. Exit codes: vppcfg.exits (the table: docs/user-guide.md, "Exit codes").
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ import importlib
 import sys
 
 from vppcfg import __version__
+from vppcfg.exits import guarded
 
 COMMAND_MODULES = ("check", "dump", "plan", "apply", "schema")
 
@@ -40,11 +40,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return 2
-    try:
-        return int(args.func(args))
-    except KeyboardInterrupt:
-        print("vppcfg: interrupted", file=sys.stderr)
-        return 130
+    # Ctrl-C, a stray OSError or a bug: one line and a documented code (vppcfg.exits)
+    return guarded("vppcfg", lambda: args.func(args))
 
 
 if __name__ == "__main__":

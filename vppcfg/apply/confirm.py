@@ -53,7 +53,17 @@ def _dir(state_dir: str | os.PathLike[str]) -> Path:
 
 
 def is_pending(state_dir: str | os.PathLike[str]) -> bool:
-    return (Path(state_dir) / PENDING).exists()
+    """Whether an apply awaits confirmation; ConfirmError when the state dir
+    cannot be looked into (another user's 0700 directory, a file)."""
+    path = Path(state_dir) / PENDING
+    try:
+        path.stat()
+    except FileNotFoundError:
+        return False
+    except OSError as err:
+        raise ConfirmError(f"cannot read the state directory {state_dir}: {err.strerror}"
+                           ) from None
+    return True
 
 
 def record(state_dir: str | os.PathLike[str], pending: Pending) -> Path:
@@ -126,6 +136,10 @@ def confirm(state_dir: str | os.PathLike[str]) -> str:
         hint = f" (the last rollback: see {directory / RESULT})" if (
             directory / RESULT).exists() else ""
         raise ConfirmError(f"no apply is waiting for confirmation{hint}") from None
+    except OSError as err:
+        # e.g. a user other than the one who applied: the state dir is theirs (0700)
+        raise ConfirmError(f"cannot claim the pending change in {directory}: "
+                           f"{err.strerror} (run as the user who applied)") from None
     _prune_confirmed(directory)
     return "confirmed: the applied configuration stays; rollback timer cancelled"
 

@@ -1,5 +1,6 @@
 """vppcfg-sim: run the VPP simulator on a unix socket until SIGTERM/SIGINT.
 
+    vppcfg-sim --print-api-dir [--release 24.10]
     vppcfg-sim --socket /tmp/vpp-api.sock [--inventory phys.yaml] [--phy NAME[,mac=..][,mtu=..]]
                [--fail-after N] [--api-dir DIR] [--ready-file PATH] [--keepalive SECONDS]
                [--no-kernel-vlan] [--lcp-auto-subint]
@@ -18,6 +19,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from vppcfg import __version__
+from vppcfg.exits import FAILED, INTERRUPTED, OK, USAGE, describe_os_error, guarded
 from vppcfg.sim.inventory import (
     InventoryError,
     Phy,
@@ -36,7 +39,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG, description="A VPP simulator serving the VPP binary API on a unix socket."
     )
-    parser.add_argument("--socket", required=True, metavar="PATH", help="API socket to create")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser.add_argument("--socket", metavar="PATH",
+                        help="API socket to create (required, but for --print-api-dir)")
+    parser.add_argument(
+        "--print-api-dir", action="store_true",
+        help="print the directory of the *.api.json definitions this simulator serves "
+        "(for vppcfg --vpp-json-dir or $VPPCFG_JSON_DIR), and exit")
     parser.add_argument(
         "--inventory", metavar="FILE", help="YAML list of physical ports (default: 4 ports)"
     )
@@ -161,43 +170,92 @@ def make_dataplane(phys: list[Phy], fail_after: int | None, kernel_vlan: bool = 
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.print_api_dir:
+        print(args.api_dir or get_release(args.release).api_dir)
+        return OK
+    if not args.socket:
+        parser.error("the following arguments are required: --socket")
+    # a stray OSError or a bug: one line and a documented code (vppcfg.exits)
+    return guarded(PROG, lambda: _serve(args))
+
+
+def _serve(args: argparse.Namespace) -> int:
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format=f"{PROG}: %(levelname)s: %(message)s",
     )
     if args.fail_after is not None and args.fail_after < 0:
         print(f"{PROG}: --fail-after must be >= 0", file=sys.stderr)
-        return 2
+        return USAGE
     try:
         phys = inventory_from_args(args)
     except InventoryError as err:
         print(f"{PROG}: {err}", file=sys.stderr)
-        return 1
+        # a file that cannot be read is an I/O error (2), a wrong one a failure (1)
+        return USAGE if isinstance(err.__cause__, OSError) else FAILED
+    except UnicodeDecodeError as err:  # a binary file given as the inventory
+        print(f"{PROG}: {args.inventory}: not a YAML inventory (not UTF-8 text: byte "
+              f"0x{err.object[err.start]:02x} at offset {err.start})", file=sys.stderr)
+        return USAGE
     release = get_release(args.release)
     try:
         plugins = plugin_models(release, args.disable_plugin)
     except ReleaseError as err:
         print(f"{PROG}: {err}", file=sys.stderr)
-        return 2
+        return USAGE
+    server, stats = _start(args, phys, release, plugins)
+    if server is None:
+        return USAGE
+    return _run_until_signalled(args, release, server, stats)
+
+
+def _start(args: argparse.Namespace, phys: list[Phy], release: Any, plugins: list[str]
+           ) -> tuple[Any, Any]:
+    """(server, stats service or None), started; (None, None) with the error said."""
     from vppcfg.sim.server import SimServer
 
-    server = None
+    api_dir = args.api_dir or release.api_dir
+    started = None
     try:
         dataplane = dress(make_dataplane(phys, args.fail_after, args.kernel_vlan,
                                          args.lcp_auto_subint, plugins), release)
-        server = SimServer(dataplane, args.socket, api_dir=args.api_dir or release.api_dir,
-                           keepalive=args.keepalive)
-        server.start()
-        stats = start_stats(args, dataplane, server.lock)
-    except (OSError, ValueError) as err:
-        if server is not None:
-            server.stop()
+        server = SimServer(dataplane, args.socket, api_dir=api_dir, keepalive=args.keepalive)
+        # only a server that bound its socket may remove it: a failed bind leaves
+        # whatever is at that path (someone else's socket) alone
+        started = server.start()
+        return started, start_stats(args, dataplane, server.lock)
+    except UnicodeDecodeError as err:
+        print(f"{PROG}: --api-dir {api_dir}: a definition file is not UTF-8 JSON ({err.reason})",
+              file=sys.stderr)
+    except OSError as err:
+        print(f"{PROG}: {_os_error(err, args.socket)}", file=sys.stderr)
+    except ValueError as err:
         print(f"{PROG}: {err}", file=sys.stderr)
-        return 2
+    if started is not None:
+        started.stop()
+    return None, None
+
+
+def _os_error(err: OSError, socket_path: str) -> str:
+    """One line for an OSError of the start: a bind's carries no file name (the
+    socket's), our own messages (no errno) say it all."""
+    if err.filename:
+        return describe_os_error(err)
+    if err.errno is None:
+        return str(err)
+    return f"{socket_path}: {err.strerror}"
+
+
+def _run_until_signalled(args: argparse.Namespace, release: Any, server: Any, stats: Any
+                         ) -> int:
+    """Serve until SIGTERM (exit 0: a service manager's stop) or SIGINT (Ctrl-C: 130,
+    as every command of vppcfg exits on it)."""
     stop = threading.Event()
+    got: list[int] = []
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
+        signal.signal(sig, lambda signum, _frame: (got.append(signum), stop.set()))
     try:
         if args.ready_file:
             Path(args.ready_file).write_text(f"{args.socket}\n", encoding="utf-8")
@@ -214,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.ready_file:
             Path(args.ready_file).unlink(missing_ok=True)
     print(f"{PROG}: stopped", flush=True)
-    return 0
+    return INTERRUPTED if got and got[0] == signal.SIGINT else OK
 
 
 if __name__ == "__main__":

@@ -68,7 +68,11 @@ def api_files(json_dir: str | os.PathLike[str], modules: frozenset[str] | None =
     all of them, or those of `modules` and every *_types one."""
     root = Path(json_dir)
     if not root.is_dir():
-        raise VppDefinitionsMissing(f"VPP API definitions directory {root} does not exist")
+        what = "is not a directory" if root.exists() else "does not exist"
+        raise VppDefinitionsMissing(f"VPP API definitions directory {root} {what}")
+    # rglob passes over what it may not enter: say so, rather than "no definitions"
+    if not os.access(root, os.R_OK | os.X_OK):
+        raise VppDefinitionsMissing(f"VPP API definitions directory {root}: permission denied")
     files = sorted(str(p) for p in root.rglob("*.api.json"))
     if not files:
         raise VppDefinitionsMissing(f"no *.api.json VPP API definitions under {root}")
