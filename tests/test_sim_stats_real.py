@@ -133,6 +133,15 @@ set interface l2 xconnect host-ge0 host-ge1
 set interface l2 xconnect host-ge1 host-ge0"""
 
 
+def _errors(path: str) -> dict[str, int]:
+    stats = VPPStats(path)
+    stats.connect()
+    try:
+        return stats.set_errors()
+    finally:
+        stats.disconnect()
+
+
 def _busy_nodes(path: str) -> dict[str, int]:
     stats = VPPStats(path)
     stats.connect()
@@ -144,12 +153,13 @@ def _busy_nodes(path: str) -> dict[str, int]:
         stats.disconnect()
 
 
-def _sim_path(acl_rules: list[dict[str, Any]]) -> Any:
+def _sim_run(acl_rules: list[dict[str, Any]]) -> tuple[Any, set[str]]:
     """The simulator's path for 16.0.0.1 -> 48.0.0.1 UDP into host-ge0 (L2 cross-connect
-    to host-ge1, with these rules as host-ge0's input ACL, if any)."""
+    to host-ge1, with these rules as host-ge0's input ACL, if any), and the error
+    counters 40,000 such packets move."""
     from vppcfg.sim.dataplane import SimDataplane
     from vppcfg.sim.stats_model import InterfaceInfo, StatsModel
-    from vppcfg.sim.stats_traffic import StreamOffer, trace
+    from vppcfg.sim.stats_traffic import StreamOffer, TrafficModel, trace
 
     sim = SimDataplane([Phy(f"host-{n}", f"02:fe:00:00:00:0{i}", 9000, "af-packet")
                         for i, n in enumerate(PHYS)])
@@ -166,8 +176,13 @@ def _sim_path(acl_rules: list[dict[str, Any]]) -> Any:
     model.sync([InterfaceInfo(i.sw_if_index, i.name, i.hw_if_index, i.is_sub, i.dev_type)
                 for i in sim.state.interfaces.values()])
     ip = bytes([0x45, 0, 0, 46, 0, 0, 0, 0, 64, 17, 0, 0, 16, 0, 0, 1, 48, 0, 0, 1])
-    stream = StreamOffer.of_packet(1.0, 64, bytes(12) + b"\x08\x00" + ip + bytes(8))
-    return trace(model, sim.state, 1, 2, stream.ttl, stream.headers)
+    stream = StreamOffer.of_packet(20000.0, 64, bytes(12) + b"\x08\x00" + ip + bytes(8))
+    traffic = TrafficModel(model)
+    fwd, _, _ = traffic.offer(sim.state, 0, 1, 2, [stream])
+    received = round(40000 * fwd)
+    traffic.count(0, 2.0, (40000, 40000 * 64, received, received * 64))
+    moved = {f"/err/{node}/{reason}" for (node, reason), n in model.errors.items() if n}
+    return trace(model, sim.state, 1, 2, stream.ttl, stream.headers), moved
 
 
 PERMIT_ALL = """set acl-plugin acl permit
@@ -196,7 +211,7 @@ def test_the_real_vpp_counts_vectors_in_the_nodes_of_the_simulators_path(
         vpp.exec_text(text)
     trex = trex_real_factory(ports=("p-ge0", "p-ge1"), netns=vpp.netns)
     stats_path = str(vpp.run_dir / "stats.sock")
-    before = _busy_nodes(stats_path)
+    before, errors_before = _busy_nodes(stats_path), _errors(stats_path)
     loadtest = str(Path(sys.executable).parent / "trex-loadtest")
     proc = trex.run([loadtest, "ramp", "-u", "-q", "--warmup", "0", "--duration", "2",
                      "--hold", "0", "--start-rate", "20kpps", "--rate", "20kpps",
@@ -207,9 +222,13 @@ def test_the_real_vpp_counts_vectors_in_the_nodes_of_the_simulators_path(
     while (after := _busy_nodes(stats_path)).get("l2-input", 0) == before.get("l2-input", 0):
         assert time.monotonic() < deadline, "VPP's per-node counters never moved"
         time.sleep(1)
-    path = _sim_path(rules)
+    path, moved = _sim_run(rules)
     assert path.egress == (None if rules and not rules[0]["is_permit"] else 2)
     # 2 s at 20 kpps: ~40,000 packets through each node of the path, and no other node
     # busy (VPP's own few packets on the veths stay far below)
     busy = {n for n in after if after[n] - before.get(n, 0) >= 20000}
     assert busy == {"af-packet-input", *path.nodes}
+    # and the error counters that count them are the ones the simulator moves
+    errors = _errors(stats_path)
+    counted = {k for k, v in errors.items() if v - errors_before.get(k, 0) >= 20000}
+    assert counted == moved
