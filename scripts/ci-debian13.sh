@@ -202,7 +202,7 @@ inside_main() {
     deb_pid=$!
 
     log "fast tier (pytest -m 'not real', CI=true)"
-    "$VENV/bin/python" -m pytest -q -m "not real" -p no:cacheprovider || failed+=("fast tier")
+    "$VENV/bin/python" -m pytest -m "not real" -p no:cacheprovider || failed+=("fast tier")
 
     log "trex-loadtest ramp against trex-emu (venv, the real T-Rex client)"
     ./scripts/check-deb.sh --ramp "$VENV/bin" /tmp/ramp-venv.json || failed+=("ramp (venv)")
