@@ -85,3 +85,19 @@ def test_under_ci_a_module_skipped_at_import_fails_the_run(pytester, monkeypatch
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*1 skip(s) of what CI must test*",
                                  "*test_whole.py (whole module): T-Rex client not importable*"])
+
+
+def test_under_ci_a_waived_category_is_listed_apart_and_only_that_one(suite, monkeypatch):
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("CI_WAIVE", "graph.rb")
+    monkeypatch.setenv("CI_WAIVE_REASON", "github.com unreachable")
+    result = suite.runpytest()
+    result.assert_outcomes(passed=1, failed=3, skipped=2, xfailed=1)
+    result.stdout.fnmatch_lines([
+        "2 skipped:", "*1 x WAIVED (graph.rb: github.com unreachable): ruby is not installed",
+    ])
+    assert "a skip of graph.rb is a failure" not in result.stdout.str()
+    monkeypatch.setenv("CI_WAIVE", "the real tier,graph.rb")  # the real tier is never waived
+    result = suite.runpytest()
+    assert "a skip of the real tier is a failure" in result.stdout.str()
+    result.assert_outcomes(passed=1, failed=3, skipped=2, xfailed=1)
