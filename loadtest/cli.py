@@ -12,6 +12,7 @@ Exit codes: 0 ok, 1 the run failed, 2 usage or I/O error, 130 interrupted (Ctrl-
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -22,6 +23,7 @@ from loadtest.profiles import NAMED_MIXES, ProfileError, TrafficSpec, make_flows
 from loadtest.profiles.pyfile import ProfileFileError, is_profile_file, load_profile
 from loadtest.progress import Progress
 from loadtest.stats import directions
+from vppcfg import __version__
 from vppcfg.exits import FAILED, INTERRUPTED, USAGE, guarded
 
 PROG = "trex-loadtest"
@@ -81,8 +83,19 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                         "interfaces after local0)")
 
 
+LEGACY_EPILOG = """\
+the original trex-loadtest command line works too, run as `ramp` (both directions unless -u):
+  trex-loadtest -s SERVER [-u] -p PROFILE.py -t TUNABLES -rd SECONDS -rt RATE -o FILE.json
+  (-wm/-wd warm-up rate/seconds, -hd hold seconds; every `ramp` option is accepted)
+
+exit codes: 0 ok, 1 the run failed, 2 usage or I/O error, 130 interrupted (Ctrl-C)"""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.splitlines()[0],
+                                     epilog=LEGACY_EPILOG,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     ramp = sub.add_parser("ramp", help="warm-up, linear ramp to a rate, hold")
@@ -129,9 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
     ndr.set_defaults(func=cmd_ndr)
 
     report = sub.add_parser("report", help="render run JSON files as one HTML page")
-    report.add_argument("runs", nargs="+", type=Path, metavar="RUN.json")
-    report.add_argument("-o", "--output", type=Path, default=Path("report.html"))
-    report.add_argument("--title", default="T-Rex loadtest report")
+    report.add_argument("runs", nargs="+", type=Path, metavar="RUN.json",
+                        help="run files written by ramp or ndr -o (one or more)")
+    report.add_argument("-o", "--output", type=Path, default=Path("report.html"),
+                        help="the HTML page to write (default %(default)s)")
+    report.add_argument("--title", default="T-Rex loadtest report",
+                        help="the page's title (default: %(default)s)")
     report.set_defaults(func=cmd_report)
     return parser
 
@@ -192,6 +208,21 @@ def _line_pps(session: TrexSession, args: argparse.Namespace, spec: TrafficSpec)
     if not speed > 0:
         raise LoadtestError("the port reports no link speed; pass --link-speed")
     return speed, float(line_rate_pps(spec.mix, speed))
+
+
+def _check_rates(**rates: str | None) -> None:
+    """Each rate option's form, before anything connects: a positive percentage of line
+    rate up to 100, or an absolute rate (the line rate itself is known only from T-Rex)."""
+    for name, text in rates.items():
+        if text is None:
+            continue
+        option = f"--{name.replace('_', '-')}"
+        if not math.isinf(_rate(text, math.inf, option)):  # absolute: checked on connecting
+            continue
+        try:  # a percentage: of a line of 100 pps, the rate is the percentage itself
+            parse_rate(text, 100.0)
+        except ValueError:
+            raise UsageError(f"{option}: rate {text!r} is more than 100% of line rate") from None
 
 
 def _rate(text: str, line: float, option: str) -> float:
@@ -256,6 +287,7 @@ def cmd_ramp(args: argparse.Namespace) -> int:
 
     spec = traffic_spec(args)
     _dut_ports(args)
+    _check_rates(rate=args.rate, warmup_rate=args.warmup_rate, start_rate=args.start_rate)
     _check_positive(sample_interval=args.sample_interval, duration=args.duration,
                     stats_tick=args.stats_tick)
     if args.sample_interval < args.stats_tick:
@@ -289,6 +321,7 @@ def cmd_ndr(args: argparse.Namespace) -> int:
 
     spec = traffic_spec(args)
     _dut_ports(args)
+    _check_rates(min_rate=args.min_rate, max_rate=args.max_rate)
     _check_positive(trial_duration=args.trial_duration, initial_duration=args.initial_duration,
                     precision=args.precision, stats_tick=args.stats_tick,
                     max_search_time=args.max_search_time)
@@ -338,7 +371,7 @@ def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Nam
     """Our sub-commands, or the original trex-loadtest command line (no sub-command), which
     is a `ramp` in both directions unless -u."""
     if argv and argv[0] not in COMMANDS and argv[0].startswith("-") \
-            and argv[0] not in ("-h", "--help"):
+            and argv[0] not in ("-h", "--help", "--version"):
         args = parser.parse_args(["ramp", *argv])
         args.legacy = True
         return args

@@ -58,7 +58,7 @@ def is_pending(state_dir: str | os.PathLike[str]) -> bool:
     path = Path(state_dir) / PENDING
     try:
         path.stat()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # nothing recorded there (yet)
         return False
     except OSError as err:
         raise ConfirmError(f"cannot read the state directory {state_dir}: {err.strerror}"

@@ -5,14 +5,18 @@ lock, dump, plan, execute through the API, verify, and roll back on any
 failure. With --confirm N the change undoes itself after N seconds unless
 `vppcfg confirm` runs first. --dry-run prints the plan as VPP CLI only
 (with --detailed-exitcode: 0 nothing to change, 2 changes pending, 1 error).
+--format json prints one JSON document on stdout whatever happens (its schema:
+schema/apply-result.schema.json, documented in docs/backend-and-apply.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
+from dataclasses import replace
 from typing import Any
 
 from vppcfg.apply.paths import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
@@ -22,7 +26,7 @@ from vppcfg.commands.allow import (
     show_warnings,
     strict_refusal,
 )
-from vppcfg.commands.common import add_vpp_options
+from vppcfg.commands.common import add_config_argument, add_vpp_options, config_path, read_config
 from vppcfg.commands.plan import (
     NEEDS_ATTENTION,
     add_detailed_exitcode,
@@ -31,6 +35,7 @@ from vppcfg.commands.plan import (
 )
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+RESULT_VERSION = 1  # of the --format json document (schema/apply-result.schema.json)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -38,8 +43,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "apply", help="make VPP match a config file (verified, rolled back on failure)",
         description="Apply a config to the running VPP through its binary API.",
     )
-    parser.add_argument("-c", "--config", required=True, metavar="FILE", help="the config file")
+    add_config_argument(parser)
     add_vpp_options(parser)
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text (default), or one JSON document on stdout with what was "
+                        "planned, made, undone (schema/apply-result.schema.json)")
     parser.add_argument("--dry-run", action="store_true",
                         help="print the VPP CLI that would be run; change nothing")
     add_detailed_exitcode(parser)
@@ -56,6 +64,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Confirm the last `vppcfg apply --confirm`, cancelling its rollback timer.",
     )
     _add_state_options(confirm, lock=False)
+    confirm.add_argument("--format", choices=("text", "json"), default="text",
+                         help='text (default), or JSON: {"confirmed": bool, "message": str}')
     confirm.set_defaults(func=run_confirm)
 
 
@@ -77,32 +87,106 @@ def _positive(text: str) -> float:
     return value
 
 
-def _err(text: str) -> None:
+def _err(text: str, args: argparse.Namespace | None = None) -> None:
     print(f"vppcfg apply: {text}", file=sys.stderr)
+    result = getattr(args, "result", None)
+    if result is not None:  # --format json: the document says it too
+        result["errors"].append(text)
 
 
 def load_desired(path: str, args: argparse.Namespace | None = None) -> tuple[Any, int]:
     """(desired model, 0) or (None, exit code) with the problems printed; the
-    warnings are shown (stderr, once) and, with --strict, refuse."""
+    warnings are shown (stderr, once) and, with --strict, refuse. `-` is stdin:
+    args.config becomes the name problems name, args.config_text its text."""
     from vppcfg import config
 
+    result = getattr(args, "result", None)
     try:
-        desired, warnings = config.check_file(path, getattr(args, "allow", ()))
+        name, text = read_config(path)
+        if args is not None:
+            args.config, args.config_text = name, text
+        desired, warnings = config.check_text(text, name, getattr(args, "allow", ()))
         show_warnings(warnings)
+        if result is not None:
+            result["warnings"] = [w.as_dict() for w in warnings]
         if strict_refusal(args, warnings, "vppcfg apply"):
             return None, EXIT_FAILED
         return desired, EXIT_OK
     except config.ConfigIOError as err:
-        _err(str(err))
+        _note_problems(result, err.problems)
+        _err(str(err), args)
         return None, EXIT_USAGE
     except config.ConfigError as err:
         for problem in err.problems:
             print(problem, file=sys.stderr)
-        _err(f"{path} is invalid ({len(err.problems)} problem(s)); nothing was changed")
+        _note_problems(result, err.problems)
+        _err(f"{name} is invalid ({len(err.problems)} problem(s)); nothing was changed", args)
         return None, EXIT_FAILED
 
 
+def _note_problems(result: dict[str, Any] | None, problems: list[Any]) -> None:
+    if result is not None:
+        result["problems"] = [p.as_dict() for p in problems]
+
+
 def run_apply(args: argparse.Namespace) -> int:
+    """`vppcfg apply`; with --format json its result as one document on stdout."""
+    path = config_path(args, "vppcfg apply")
+    if path is None:
+        return EXIT_USAGE
+    args.config, args.config_text = path, None  # load_desired names stdin <stdin>
+    if args.format != "json":
+        args.result = None
+        return _run_apply(args, path)
+    args.result = new_result(path, args.dry_run)
+    code = _run_apply(args, path)
+    finish_result(args.result, code, args.config)
+    print(json.dumps(args.result, indent=2))
+    return code
+
+
+def new_result(config: str, dry_run: bool) -> dict[str, Any]:
+    """The --format json document before anything happened (every key present)."""
+    return {
+        "version": RESULT_VERSION, "config": config, "dry_run": dry_run, "ok": False,
+        "changed": False, "exit_code": None, "errors": [], "problems": [], "warnings": [],
+        "planned": [], "executed": [], "failed": None, "error": "", "unverified": [],
+        "after_failure": [], "unanswered": 0, "preflight": [], "rollback": None,
+        "confirm": None, "seconds": None, "report": "",
+    }
+
+
+def finish_result(result: dict[str, Any], code: int, config: str) -> None:
+    result["exit_code"] = code
+    result["config"] = config
+    # --detailed-exitcode 2 (changes pending) and 3 (preflight) are plans, not errors
+    result["ok"] = not result["errors"] and not result["error"] and code in (0, 2, 3)
+
+
+def outcome_result(result: dict[str, Any], outcome: Any) -> None:
+    """An apply's Outcome into the JSON document."""
+    from vppcfg.apply import format_outcome
+
+    ops = lambda items: [op.as_dict() for op in items]  # noqa: E731 - four uses below
+    rb = outcome.rollback
+    result.update(
+        planned=ops(outcome.planned), executed=ops(outcome.executed),
+        failed=outcome.failed.as_dict() if outcome.failed is not None else None,
+        error=outcome.error, unverified=ops(outcome.unverified),
+        after_failure=list(outcome.after_failure), unanswered=outcome.unanswered,
+        preflight=[f.as_dict() for f in outcome.preflight],
+        report=format_outcome(outcome),
+        rollback=None if rb is None else {
+            "planned": rb.planned, "executed": ops(rb.executed), "errors": list(rb.errors),
+            "remaining": ops(rb.remaining), "aborted": rb.aborted, "complete": rb.complete,
+        },
+    )
+    # VPP stays changed unless nothing was made or a rollback undid all of it
+    undone = rb is not None and rb.complete
+    result["changed"] = bool(outcome.executed) and not undone
+
+
+def _run_apply(args: argparse.Namespace, path: str) -> int:
     from vppcfg.apply.confirm import ConfirmError, is_pending, timer_alive
     from vppcfg.apply.lock import ApplyLock, LockBusy, LockError
     from vppcfg.objects import RenderError
@@ -110,9 +194,9 @@ def run_apply(args: argparse.Namespace) -> int:
     from vppcfg.vpp import VppConnection, VppError
 
     if args.detailed_exitcode and not args.dry_run:
-        _err("--detailed-exitcode needs --dry-run")
+        _err("--detailed-exitcode needs --dry-run", args)
         return EXIT_USAGE
-    desired, code = load_desired(args.config, args)
+    desired, code = load_desired(path, args)
     if desired is None:
         return detailed_exit(args, code, 0)
     try:
@@ -123,18 +207,18 @@ def run_apply(args: argparse.Namespace) -> int:
             if is_pending(args.state_dir):
                 _err("an earlier `apply --confirm` awaits confirmation; run `vppcfg confirm` "
                      + ("(or wait for its rollback) first" if timer_alive(args.state_dir)
-                        else "first (its rollback timer is no longer running)"))
+                        else "first (its rollback timer is no longer running)"), args)
                 return EXIT_FAILED
             with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
                 return _apply(conn, desired, args)
     except (LockBusy, LockError) as err:
-        _err(str(err))
+        _err(str(err), args)
         return EXIT_FAILED if isinstance(err, LockBusy) else EXIT_USAGE
     except VppError as err:
-        _err(str(err))
+        _err(str(err), args)
         return detailed_exit(args, EXIT_USAGE, 0)
     except (ConfirmError, PlanError, RenderError) as err:
-        _err(str(err))
+        _err(str(err), args)
         return detailed_exit(args, EXIT_FAILED, 0)
 
 
@@ -143,11 +227,16 @@ def _dry_run(conn: Any, desired: Any, args: argparse.Namespace) -> int:
     from vppcfg.planner import plan
 
     ops = plan(desired, conn.dump())
-    findings = preflight_warnings(ops, conn.offer(), args.config, desired, "vppcfg apply")
+    findings = preflight_warnings(ops, conn.offer(), args.config, desired, "vppcfg apply",
+                                  text=args.config_text)
     text = render_cli(ops, conn.acl_indexes())
     if text and not text.endswith("\n"):
         text += "\n"
-    sys.stdout.write(text)
+    if args.result is None:
+        sys.stdout.write(text)
+    else:  # the plan, as operations and as the CLI lines a text dry run prints
+        args.result.update(planned=[op.as_dict() for op in ops],
+                           preflight=[f.as_dict() for f in findings], report=text)
     print(f"# dry run: {len(ops)} change(s) would be made; nothing was changed", file=sys.stderr)
     if findings:
         return NEEDS_ATTENTION
@@ -159,12 +248,17 @@ def _apply(conn: Any, desired: Any, args: argparse.Namespace) -> int:
     from vppcfg.vpp.preflight import locator
 
     started = time.perf_counter()
-    outcome = apply_config(conn, desired, locate=locator(args.config, desired.interfaces))
+    outcome = apply_config(conn, desired,
+                           locate=locator(args.config, desired.interfaces, args.config_text))
     report = format_outcome(outcome)
+    seconds = time.perf_counter() - started
+    if args.result is not None:
+        outcome_result(args.result, outcome)
+        args.result["seconds"] = round(seconds, 3)
     if not outcome.ok:
         print(report, file=sys.stderr)
         return EXIT_FAILED
-    print(f"{report} ({time.perf_counter() - started:.2f}s)")
+    _say(args, f"{report} ({seconds:.2f}s)")
     if args.confirm and outcome.executed:
         return _arm_confirm(conn, outcome, args)
     return EXIT_OK
@@ -185,22 +279,37 @@ def _arm_confirm(conn: Any, outcome: Any, args: argparse.Namespace) -> int:
         record(args.state_dir, pending)
         pid = start_timer(args.state_dir)
     except (ConfirmError, OSError) as err:
-        _err(f"cannot arm the confirm timer ({err}); rolling back")
+        _err(f"cannot arm the confirm timer ({err}); rolling back", args)
         discard(args.state_dir)  # no timer watches it; it would block every later apply
         failed = Outcome(ok=False, error="no confirm timer", rollback=rollback(conn, outcome.pre))
+        if args.result is not None:
+            outcome_result(args.result, replace(failed, planned=outcome.planned,
+                                                executed=outcome.executed))
         print(format_outcome(failed), file=sys.stderr)
         return EXIT_FAILED
-    print(f"run `vppcfg confirm` within {args.confirm:g}s to keep this change, "
-          f"or it is rolled back (timer pid {pid})")
+    if args.result is not None:
+        args.result["confirm"] = {"seconds": args.confirm, "deadline": pending.deadline,
+                                  "timer_pid": pid}
+    _say(args, f"run `vppcfg confirm` within {args.confirm:g}s to keep this change, "
+         f"or it is rolled back (timer pid {pid})")
     return EXIT_OK
+
+
+def _say(args: argparse.Namespace, text: str) -> None:
+    """A line of the text report on stdout (with --format json: stderr, stdout is the JSON)."""
+    print(text, file=sys.stdout if args.result is None else sys.stderr)
 
 
 def run_confirm(args: argparse.Namespace) -> int:
     from vppcfg.apply.confirm import ConfirmError, confirm
 
     try:
-        print(confirm(args.state_dir))
+        message, code = confirm(args.state_dir), EXIT_OK
     except ConfirmError as err:
+        message, code = str(err), EXIT_FAILED
         print(f"vppcfg confirm: {err}", file=sys.stderr)
-        return EXIT_FAILED
-    return EXIT_OK
+    if args.format == "json":
+        print(json.dumps({"confirmed": code == EXIT_OK, "message": message}))
+    elif code == EXIT_OK:
+        print(message)
+    return code

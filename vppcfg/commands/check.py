@@ -16,6 +16,7 @@ from typing import Any
 
 from vppcfg import config
 from vppcfg.commands.allow import add_allow_option, add_strict_option, rules_epilog
+from vppcfg.commands.common import read_config
 from vppcfg.config import verdicts
 
 
@@ -28,9 +29,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         epilog=rules_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("files", nargs="*", metavar="FILE", help="config file(s) to check")
+    parser.add_argument("files", nargs="*", metavar="FILE",
+                        help="config file(s) to check (`-`: read one from stdin)")
     parser.add_argument(
-        "-c", "--config", action="append", default=[], metavar="FILE", help="config file to check"
+        "-c", "--config", action="append", default=[], metavar="FILE",
+        help="config file to check (repeatable; `-`: stdin)"
     )
     parser.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default text)"
@@ -62,7 +65,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(path: str, allow: list[str], strict: bool) -> dict[str, Any]:
     try:
-        dp, warnings = config.check_file(path, allow)
+        path, text = read_config(path)  # `-`: stdin, reported as <stdin>
+        dp, warnings = config.check_text(text, path, allow)
     except config.ConfigIOError as err:
         return _result(path, 2, err.problems)
     except config.ConfigError as err:

@@ -1,4 +1,5 @@
-"""Options shared by the commands that talk to VPP."""
+"""Options shared by the commands: those that talk to VPP, and how a config
+file is named (`-c FILE`, a positional FILE, or `-` for stdin)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import argparse
 import os
 import sys
 
+STDIN = "-"  # as a config file name: read the config from stdin
+STDIN_NAME = "<stdin>"  # what its problems are reported against
 DEFAULT_API_SOCKET = "/run/vpp/api.sock"
 DEFAULT_JSON_DIR = "/usr/share/vpp/api"
 
@@ -38,3 +41,37 @@ def write_output(text: str, path: str | None, prog: str) -> int:
         print(f"{prog}: cannot write {path}: {err.strerror}", file=sys.stderr)
         return 2
     return 0
+
+
+def add_config_argument(parser: argparse.ArgumentParser) -> None:
+    """The one config file of plan and apply: `-c FILE`, or FILE; `-` is stdin."""
+    parser.add_argument("file", nargs="?", metavar="FILE",
+                        help="the config file (`-`: read it from stdin)")
+    parser.add_argument("-c", "--config", metavar="FILE",
+                        help="the config file, as FILE (`-`: stdin)")
+
+
+def config_path(args: argparse.Namespace, prog: str) -> str | None:
+    """The config file that -c or FILE names, or None with a usage error said."""
+    given = [p for p in (args.config, args.file) if p is not None]
+    if len(given) != 1:
+        why = "give a config file" if not given else "give one config file, not two"
+        print(f"{prog}: error: {why} (-c FILE, FILE, or - for stdin)", file=sys.stderr)
+        return None
+    return given[0]
+
+
+def read_config(path: str) -> tuple[str, str]:
+    """(name, text) of a config file, or of stdin for `-`; problems reading it
+    raise vppcfg.config.ConfigIOError, naming the file."""
+    from vppcfg.config import ConfigIOError, Problem, loader
+
+    if path != STDIN:
+        return path, loader.read_text(path)
+    limit = loader.max_bytes()
+    raw = sys.stdin.buffer.read(limit + 1)
+    if len(raw) > limit:
+        raise ConfigIOError([Problem(STDIN_NAME, 0, 0, "",
+                                     f"more than {limit // (1024 * 1024)} MiB; configs are "
+                                     f"limited to that (${loader.MAX_ENV} raises it)")])
+    return STDIN_NAME, loader.decode(raw, STDIN_NAME)

@@ -29,7 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Read the running VPP and print it as a vppcfg config.",
     )
     add_vpp_options(parser)
-    parser.add_argument("--format", choices=("yaml", "json"), default="yaml")
+    parser.add_argument("--format", choices=("yaml", "json"), default="yaml",
+                        help="a config file in YAML (default), or the same as JSON")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     parser.add_argument("--timeout", type=float, default=5.0, help=argparse.SUPPRESS)
     parser.set_defaults(func=run)

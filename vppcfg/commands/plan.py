@@ -26,7 +26,13 @@ from vppcfg.commands.allow import (
     show_warnings,
     strict_refusal,
 )
-from vppcfg.commands.common import add_vpp_options, write_output
+from vppcfg.commands.common import (
+    add_config_argument,
+    add_vpp_options,
+    config_path,
+    read_config,
+    write_output,
+)
 from vppcfg.model import Dataplane, FrozenDict, Interface, InterfaceKind
 
 if TYPE_CHECKING:
@@ -47,9 +53,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "plan", help="print the changes needed to reach the config",
         description="Compare a config with the running VPP and print the ordered changes.",
     )
-    parser.add_argument("-c", "--config", required=True, metavar="FILE", help="the config file")
+    add_config_argument(parser)
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
-    parser.add_argument("--format", choices=("cli", "json"), default="cli")
+    parser.add_argument("--format", choices=("cli", "json"), default="cli",
+                        help="VPP CLI commands (default), or JSON: the warnings and operations")
     parser.add_argument("--novpp", action="store_true",
                         help="do not contact VPP: plan against a fresh VPP with the config's PHYs")
     add_detailed_exitcode(parser)
@@ -92,9 +99,14 @@ def _load(args: argparse.Namespace) -> tuple[Dataplane | None, list[Any], int]:
     the exit code (problems on stderr, one a line; --strict: warnings refuse)."""
     from vppcfg import config
 
-    path = args.config
+    path = config_path(args, "vppcfg plan")
+    if path is None:
+        return None, [], 2
     try:
-        desired, warnings = config.check_file(path, args.allow)
+        # args.config: the name problems are reported against; args.config_text: for the
+        # preflight's line numbers (stdin cannot be read twice)
+        args.config, args.config_text = read_config(path)
+        desired, warnings = config.check_text(args.config_text, args.config, args.allow)
     except config.ConfigError as err:
         for problem in err.problems:
             print(f"vppcfg plan: {problem}", file=sys.stderr)
@@ -128,13 +140,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def preflight_warnings(ops: list[Operation], offer: Offer | None, config: str,
-                       desired: Dataplane, prog: str = "vppcfg plan") -> list[Finding]:
+                       desired: Dataplane, prog: str = "vppcfg plan",
+                       text: str | None = None) -> list[Finding]:
     """The preflight's findings for `ops`, printed on stderr as warnings."""
     from vppcfg.vpp.preflight import check, format_findings, locator
 
     if offer is None or not ops:
         return []
-    findings = check(ops, offer, locator(config, desired.interfaces))
+    findings = check(ops, offer, locator(config, desired.interfaces, text))
     for line in format_findings(findings):
         print(f"{prog}: warning: {line}" if not line.startswith(" ") else line,
               file=sys.stderr)
@@ -178,7 +191,7 @@ def _plan(args: argparse.Namespace) -> tuple[int, int]:
             return code, 0
     try:
         ops = plan(desired, live)
-        findings = preflight_warnings(ops, offer, args.config, desired)
+        findings = preflight_warnings(ops, offer, args.config, desired, text=args.config_text)
         if args.format == "json":
             text = _json(ops, findings, warnings)
         else:

@@ -140,6 +140,13 @@ problems:
   returned: failure, when the configuration is invalid
   type: list
   elements: str
+apply:
+  description: The result of C(vppcfg apply --format json) (its schema is
+    schema/apply-result.schema.json): the operations planned, made and undone, the
+    rollback, the confirm timer, errors; C(changed) comes from it.
+  returned: when an apply ran
+  type: dict
+  sample: {"version": 1, "ok": true, "changed": true, "executed": [], "rollback": null}
 rc:
   description: The exit code of the vppcfg apply or confirm.
   returned: when an apply or a confirm ran
@@ -149,10 +156,10 @@ rc:
 
 import contextlib
 import io
+import json
 import os
 import tempfile
 import traceback
-from dataclasses import replace
 
 from ansible.module_utils.basic import AnsibleModule
 
@@ -162,8 +169,6 @@ from ansible_collections.vppcfg.vppcfg.plugins.module_utils.vpp import (
     vpp_argument_spec,
     vpp_cli_options,
 )
-
-ROLLED_BACK = "final state: VPP is back to the state before the apply"
 
 
 def load_config(module):
@@ -206,21 +211,28 @@ def make_plan(module, desired):
     return text.splitlines(), summary(ops)
 
 
-def run_cli(argv):
-    """Run a vppcfg command in this process: (exit code, its output)."""
+def run_cli(argv, json_out=False):
+    """Run a vppcfg command in this process: (exit code, its output); with
+    json_out, (exit code, its stdout as JSON or None, its stderr)."""
     from vppcfg.cli import main
 
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err if json_out else out):
         try:
             code = main(argv)
         except SystemExit as done:  # argparse refusing an option value
             code = done.code if isinstance(done.code, int) else 2
-    return code, out.getvalue().strip()
+    if not json_out:
+        return code, out.getvalue().strip()
+    try:
+        doc = json.loads(out.getvalue())
+    except ValueError:
+        doc = None
+    return code, doc, err.getvalue().strip()
 
 
 def apply_args(params, config_path):
-    argv = ["apply", "-c", config_path, *vpp_cli_options(params),
+    argv = ["apply", "-c", config_path, "--format", "json", *vpp_cli_options(params),
             "--lock-file", params["lock_file"], "--state-dir", params["state_dir"],
             "--timeout", str(params["timeout"])]
     if params["confirm"]:
@@ -230,10 +242,9 @@ def apply_args(params, config_path):
     return argv
 
 
-def apply(module, result, found=()):
-    """Apply through `vppcfg apply` (lock, verify, rollback, confirm timer).
-    `found`: the config's warnings, which apply prints again (for the file it
-    is given) and the result has already: left out of its report."""
+def apply(module, result):
+    """Apply through `vppcfg apply --format json` (lock, verify, rollback, confirm
+    timer); its result document is returned as `apply`."""
     params = module.params
     path, temporary = params["src"], None
     if path is None:
@@ -242,22 +253,33 @@ def apply(module, result, found=()):
             out.write(params["config"])
         path = temporary
     try:
-        code, report = run_cli(apply_args(params, path))
+        code, doc, stderr = run_cli(apply_args(params, path), json_out=True)
     finally:
         if temporary:
             os.unlink(temporary)
-    # as `vppcfg apply` prints them, for the file it read
-    repeated = {str(replace(w, file=path, message=f"warning: {w.message}")) for w in found}
-    report = "\n".join(line for line in report.splitlines() if line not in repeated)
-    result.update(rc=code, report=report)
+    if doc is None:  # no result document: only the command's own words are left
+        result.update(rc=code, report=stderr, changed=False)
+        module.fail_json(msg=stderr.splitlines()[-1] if stderr else
+                         f"vppcfg apply exited {code}", **result)
+    # `vppcfg apply --format json` (schema/apply-result.schema.json): its fields, not its prose
+    report = apply_report(doc)
+    result.update(rc=code, report=report, apply=doc, changed=doc["changed"])
     if code:
-        first = report.splitlines()[0] if report else f"vppcfg apply exited {code}"
-        # Rolled back completely: the router is as it was (format_outcome's words).
-        result["changed"] = ROLLED_BACK not in report
-        module.fail_json(msg=first, **result)
-    # VPP may have come to match between the plan and the apply.
-    result["changed"] = not report.startswith("nothing to do")
+        module.fail_json(msg=report.splitlines()[0] if report else
+                         f"vppcfg apply exited {code}", **result)
     result["msg"] = report.splitlines()[0]
+
+
+def apply_report(doc):
+    """The apply's report as `vppcfg apply` would print it, from its JSON result."""
+    lines = [*doc["errors"]]
+    if doc["report"]:
+        timing = f" ({doc['seconds']:.2f}s)" if doc["ok"] and doc["seconds"] is not None else ""
+        lines.append(doc["report"] + timing)
+    if doc["confirm"]:
+        lines.append(f"run `vppcfg confirm` within {doc['confirm']['seconds']:g}s to keep this "
+                     f"change, or it is rolled back (timer pid {doc['confirm']['timer_pid']})")
+    return "\n".join(lines)
 
 
 def confirm(module):
@@ -286,7 +308,7 @@ def present(module):
         result["msg"] = (f"would make {counts['create']} to create, {counts['update']} to "
                          f"change, {counts['delete']} to delete")
     else:
-        apply(module, result, found)
+        apply(module, result)
     module.exit_json(**result)
 
 
