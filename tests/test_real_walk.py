@@ -111,9 +111,10 @@ def differences(sim: Any, real: Any) -> str:
 def tap_namespaces(stack: ExitStack, vpp: Any) -> list[str]:
     """Two namespaces for this VPP's taps, and Linux bridge tbr0 wherever a tap's
     host side can land (in them and in the VPP's own namespace)."""
-    made = [Netns(f"{vpp.netns.name}-t{n}") for n in range(2)]
-    for ns in made:
-        stack.callback(ns.close)
+    made = []
+    for n in range(2):
+        made.append(Netns(f"{vpp.netns.name}-t{n}"))
+        stack.callback(made[-1].close)
     for ns in (vpp.netns, *made):
         ns.run(["ip", "link", "add", TAP_BRIDGE, "type", "bridge"])
     return [ns.name for ns in made]

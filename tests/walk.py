@@ -104,11 +104,11 @@ def random_config(rng: random.Random, phys: list[str],
         mtu = rng.choice(MTUS)
         for m in mine:
             itfs[m] = {"mtu": mtu}
-        if d.chance(0.15):  # the bond cross-connected (an l2xc takes its subs' frames)
+        if d.chance(0.3):  # the bond cross-connected (an l2xc takes its subs' frames)
             itfs[name] = {"mtu": mtu}
             xc_ports.append((name, mtu))
             continue
-        if d.chance(0.2):  # the bond a bridge member
+        if d.chance(0.3):  # the bond a bridge member
             itfs[name] = {"mtu": mtu}
             l2_ports.append((name, mtu))
         else:
