@@ -53,13 +53,11 @@ class VppRelease:
 
     name: str
     script: Path
-    what: str
 
 
 VPP_RELEASES = {
-    "26.10": VppRelease("26.10", SHARED / "vpp-real" / "vpp-real",
-                        "26.10 development build (v26.10-rc0~374)"),
-    "26.06": VppRelease("26.06", SHARED / "vpp-real-26.06" / "vpp-real", "26.06 release"),
+    "26.10": VppRelease("26.10", SHARED / "vpp-real" / "vpp-real"),  # dev build, rc0~374
+    "26.06": VppRelease("26.06", SHARED / "vpp-real-26.06" / "vpp-real"),  # the release
 }
 VPP_REAL = VPP_RELEASES["26.10"].script  # the default one (bench/bench_real.py)
 
