@@ -5,6 +5,7 @@ from pathlib import Path
 from setuptools import find_packages, setup
 
 VERSION = "0.1.0"
+COMMANDS = ("vppcfg", "vppcfg-sim", "trex-loadtest", "trex-emu")
 
 setup(
     name="vppcfg",
@@ -49,6 +50,14 @@ setup(
             "ansible-core~=2.19.14",
         ],
     },
+    # Man pages and shell completions, generated from the argument parsers by
+    # `python -m vppcfg.docgen` (tests/test_docs_sync.py keeps them current).
+    data_files=[
+        ("share/man/man1", [f"docs/man/{name}.1" for name in COMMANDS]),
+        ("share/bash-completion/completions", [f"contrib/completion/bash/{name}"
+                                               for name in COMMANDS]),
+        ("share/zsh/site-functions", ["contrib/completion/zsh/_vppcfg"]),
+    ],
     entry_points={
         "console_scripts": [
             "vppcfg=vppcfg.cli:main",
