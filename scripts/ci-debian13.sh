@@ -21,7 +21,7 @@ MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 PACKAGES="python3 python3-venv python3-pip python3-all python3-setuptools
 python3-yaml python3-jinja2 python3-zmq debhelper dh-python build-essential
 dpkg-dev lintian systemd man-db iproute2 git ca-certificates ruby chromium"
-ROOT_RECIPE=1  # bump when prepare_root changes
+ROOT_RECIPE=2  # bump when prepare_root changes
 VENV=/opt/vppcfg-venv  # inside the root
 
 log() { printf '\n== %s  [%s]\n' "$*" "$(date -u +%T)"; }
@@ -54,8 +54,6 @@ prepare_root() {  # in a private mount namespace: the root's fixed setup, once p
     # shellcheck disable=SC2086
     chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive \
         sh -c "apt-get update -qq && apt-get install -y -qq --no-install-recommends $(echo $PACKAGES) && apt-get clean"
-    # a non-root account for tests that must run unprivileged
-    chroot "$root" useradd --create-home --shell /bin/bash vppcfg-ci
 }
 
 host_main() {
@@ -159,9 +157,9 @@ in_namespace() {  # runs as root in the private mount namespace
         mount -o remount,bind,ro "$root/opt/graph-rb"
         graph_rb=/opt/graph-rb/$(basename "$GRAPH_RB")
     fi
-    # the venv, reused while the lock (and the root) stay the same
-    lockhash=$(cat "$repo/requirements.lock" "$repo/setup.py" "$base/usr/bin/python3" 2>/dev/null \
-        | sha256sum | cut -c1-16)
+    # the venv, reused while the lock and the root's Python stay the same (the
+    # project itself is installed into it again on every run)
+    lockhash=$(cat "$repo/requirements.lock" "$base/usr/bin/python3" | sha256sum | cut -c1-16)
     local venv="$cache/venv-$lockhash"
     mkdir -p "$venv" "$root$VENV"
     find "$cache" -maxdepth 1 -name 'venv-*' ! -name "venv-$lockhash" -exec rm -rf {} +
