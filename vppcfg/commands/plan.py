@@ -199,8 +199,9 @@ def _plan(args: argparse.Namespace) -> tuple[int, int]:
     except (PlanError, RenderError) as err:
         print(f"vppcfg plan: {err}", file=sys.stderr)
         return 1, 0
+    code = write_output(text, args.output, "vppcfg plan")
+    sys.stdout.flush()  # the summary follows the plan on a terminal, as the docs show it
     counts = summary(ops)
     print(f"vppcfg plan: {counts['create']} to create, {counts['update']} to change, "
           f"{counts['delete']} to delete", file=sys.stderr)
-    code = write_output(text, args.output, "vppcfg plan")
     return (NEEDS_ATTENTION if findings and not code else code), len(ops)

@@ -1,0 +1,198 @@
+"""Executable docs: every ```console block of README.md and docs/*.md is run,
+command by command, against the simulator (vppcfg-sim, started as the README
+says), and what each command prints must be what the block shows. A change
+that alters output fails here until the docs say the same.
+
+In a block, a line `$ COMMAND` is run by bash (stdout and stderr together, in
+the order written); the lines up to the next `$ ` are its output. `...` stands
+for any number of lines. Timings `(0.02s)`, pids, dates and the temporary
+directory are masked. Each document gets its own temporary directory (where
+`/tmp/` in a command points, and the commands' working directory, with
+`examples/` and `tests/` of the checkout and the files in tests/docs_files/)
+and its own simulators.
+
+An HTML comment right before a block says how to run it:
+  <!-- doctest: sim=NAME OPTIONS -->  against simulator NAME (started with
+                                        OPTIONS, or none, the first time)
+  (none)                                the document's `main` simulator, started with
+                                        `--inventory examples/sim/inventory.yaml`
+  <!-- doctest: skip REASON -->         not run (say why)
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+FILES = REPO / "tests" / "docs_files"
+BIN = Path(sys.executable).parent  # the venv's vppcfg, vppcfg-sim, ... entry points
+DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+DEFAULT_SIM = "--inventory examples/sim/inventory.yaml"
+DIRECTIVE = re.compile(r"<!--\s*doctest:\s*(.*?)\s*-->")
+MASKS = (
+    (re.compile(r"\(\d+\.\d+s\)"), "(N.NNs)"),
+    (re.compile(r"timer pid \d+"), "timer pid PID"),
+    (re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"), "DATE TIME"),
+)
+
+
+@dataclass
+class Command:
+    line: int  # in the document
+    text: str
+    expected: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Block:
+    document: Path
+    line: int
+    directive: str
+    commands: list[Command]
+
+    @property
+    def name(self) -> str:
+        return f"{self.document.relative_to(REPO)}:{self.line}"
+
+
+def blocks(document: Path) -> Iterator[Block]:
+    """The console blocks of a document, with the directive before each."""
+    lines = document.read_text(encoding="utf-8").splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].strip() != "```console":
+            i += 1
+            continue
+        before = lines[i - 1].strip() if i else ""
+        found = DIRECTIVE.fullmatch(before)
+        start, commands = i + 1, []
+        i += 1
+        while i < len(lines) and lines[i].strip() != "```":
+            text = lines[i]
+            if text.startswith("$ "):
+                commands.append(Command(i + 1, text[2:]))
+            elif commands:
+                commands[-1].expected.append(text)
+            i += 1
+        yield Block(document, start, found.group(1) if found else "", commands)
+
+
+ALL = [b for d in DOCUMENTS for b in blocks(d)]
+
+
+def mask(text: str, tmp: Path) -> str:
+    text = text.replace(str(tmp), "/tmp")
+    for pattern, replacement in MASKS:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def matches(expected: list[str], actual: list[str]) -> bool:
+    """Whether actual fits expected, where a `...` line is any run of lines."""
+    if not expected:
+        return not actual
+    head, rest = expected[0], expected[1:]
+    if head.strip() == "...":
+        return any(matches(rest, actual[i:]) for i in range(len(actual) + 1))
+    return bool(actual) and actual[0] == head and matches(rest, actual[1:])
+
+
+class Session:
+    """One document's directory and simulators."""
+
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.sims: dict[str, tuple[subprocess.Popen[bytes], Path]] = {}
+        for name in ("examples", "tests"):
+            (tmp / name).symlink_to(REPO / name)
+        if FILES.is_dir():
+            for path in FILES.iterdir():
+                (tmp / path.name).write_bytes(path.read_bytes())
+        self.api_dir = subprocess.run([str(BIN / "vppcfg-sim"), "--print-api-dir"],
+                                      capture_output=True, text=True, check=True).stdout.strip()
+
+    def sim(self, name: str, options: str) -> Path:
+        if name not in self.sims:
+            socket = self.tmp / f"{name}.sock"
+            ready = self.tmp / f"{name}.ready"
+            proc = subprocess.Popen(
+                [str(BIN / "vppcfg-sim"), "--socket", str(socket), "--ready-file", str(ready),
+                 "--no-stats", *shlex.split(options)],
+                cwd=self.tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            deadline = time.monotonic() + 30
+            while not ready.exists():
+                assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+                assert time.monotonic() < deadline, "the simulator did not start"
+                time.sleep(0.05)
+            self.sims[name] = (proc, socket)
+        return self.sims[name][1]
+
+    def run(self, command: str, socket: Path) -> str:
+        env = {**os.environ, "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
+               "VPPCFG_API_SOCKET": str(socket), "VPPCFG_JSON_DIR": self.api_dir,
+               "APPLY": f"--lock-file {self.tmp}/vppcfg.lock --state-dir {self.tmp}/vppcfg-state",
+               "VPP": "", "PYTHONUNBUFFERED": "1", "COLUMNS": "100"}
+        env.pop("VPPCFG_DEBUG", None)
+        script = command.replace("/tmp/", f"{self.tmp}/")
+        run = subprocess.run(["bash", "-c", script], cwd=self.tmp, env=env, timeout=120,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        return run.stdout
+
+    def close(self) -> None:
+        for proc, _ in self.sims.values():
+            proc.terminate()
+            proc.wait(timeout=30)
+            if proc.stderr:
+                proc.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def sessions(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[Path, Session]]:
+    made: dict[Path, Session] = {}
+
+    def factory(document: Path) -> Session:
+        if document not in made:
+            made[document] = Session(tmp_path_factory.mktemp(document.stem))
+        return made[document]
+
+    yield factory  # type: ignore[misc]
+    for session in made.values():
+        session.close()
+
+
+@pytest.mark.parametrize("block", ALL, ids=[b.name for b in ALL])
+def test_console_block_shows_what_the_commands_print(block: Block, sessions) -> None:
+    if block.directive.startswith("skip"):
+        pytest.skip(f"{block.name}: {block.directive}")
+    session = sessions(block.document)
+    name, options = "main", DEFAULT_SIM
+    if block.directive.startswith("sim="):
+        spec = block.directive[4:].split(maxsplit=1)  # no options: the simulator's defaults
+        name, options = spec[0], (spec[1] if len(spec) > 1 else "")
+    socket = session.sim(name, options)
+    assert block.commands, f"{block.name}: a console block without a $ command"
+    for command in block.commands:
+        actual = mask(session.run(command.text, socket), session.tmp).splitlines()
+        expected = [mask(line, session.tmp) for line in command.expected]
+        assert matches(expected, actual), (
+            f"{block.document.name}:{command.line}: $ {command.text}\n"
+            "--- the document shows:\n" + "\n".join(expected) +
+            "\n--- the command prints:\n" + "\n".join(actual))
+
+
+def test_blocks_are_found() -> None:
+    """The README's walk-through is among them (a parser that finds nothing passes nothing)."""
+    readme = [b for b in ALL if b.document.name == "README.md"]
+    assert len(readme) >= 3 and all(b.commands for b in readme)
+    assert matches(["a", "...", "d"], ["a", "b", "c", "d"]) and matches(["...", "x"], ["x"])
+    assert not matches(["a", "...", "d"], ["a", "b"]) and not matches(["a"], ["a", "b"])
