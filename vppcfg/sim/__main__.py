@@ -259,7 +259,9 @@ def _run_until_signalled(args: argparse.Namespace, release: Any, server: Any, st
     try:
         if args.ready_file:
             Path(args.ready_file).write_text(f"{args.socket}\n", encoding="utf-8")
-        print(f"{PROG}: listening on {args.socket} (VPP {release.name})", flush=True)
+        # the definitions too: what vppcfg's --vpp-json-dir wants for this simulator
+        print(f"{PROG}: listening on {args.socket} (VPP {release.name}; API definitions: "
+              f"{server.api.api_dir})", flush=True)
         if stats is not None:
             print(f"{PROG}: stats on {stats.stats_socket.path}, wire on {stats.wire_path} "
                   f"(T-Rex ports: {', '.join(stats.wire_ports)})", flush=True)
