@@ -210,6 +210,20 @@ def _line_pps(session: TrexSession, args: argparse.Namespace, spec: TrafficSpec)
     return speed, float(line_rate_pps(spec.mix, speed))
 
 
+def _check_connection(args: argparse.Namespace) -> None:
+    """The T-Rex options, before anything connects (a bad one would only show as a
+    connection that never answers)."""
+    for option, port in (("--sync-port", args.sync_port), ("--async-port", args.async_port)):
+        if not 0 < port < 65536:
+            raise UsageError(f"{option}: {port} is not a TCP port (1-65535)")
+    if args.ports[0] == args.ports[1] or min(args.ports) < 0:
+        raise UsageError(f"--ports: two different port numbers, not {args.ports[0]} "
+                         f"{args.ports[1]}")
+    _check_positive(timeout=args.timeout)
+    if args.link_speed is not None:
+        _check_positive(link_speed=args.link_speed)
+
+
 def _check_rates(**rates: str | None) -> None:
     """Each rate option's form, before anything connects: a positive percentage of line
     rate up to 100, or an absolute rate (the line rate itself is known only from T-Rex)."""
@@ -287,6 +301,7 @@ def cmd_ramp(args: argparse.Namespace) -> int:
 
     spec = traffic_spec(args)
     _dut_ports(args)
+    _check_connection(args)
     _check_rates(rate=args.rate, warmup_rate=args.warmup_rate, start_rate=args.start_rate)
     _check_positive(sample_interval=args.sample_interval, duration=args.duration,
                     stats_tick=args.stats_tick)
@@ -321,6 +336,7 @@ def cmd_ndr(args: argparse.Namespace) -> int:
 
     spec = traffic_spec(args)
     _dut_ports(args)
+    _check_connection(args)
     _check_rates(min_rate=args.min_rate, max_rate=args.max_rate)
     _check_positive(trial_duration=args.trial_duration, initial_duration=args.initial_duration,
                     precision=args.precision, stats_tick=args.stats_tick,
