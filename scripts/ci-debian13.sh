@@ -143,6 +143,10 @@ in_namespace() {  # runs as root in the private mount namespace
     (cd "$repo" && git ls-files -z --cached --others --exclude-standard \
         | xargs -0 sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh \
         | tar --null -T - -cf -) | tar -xf - -C "$root/src"
+    # the .deb scripts/check-deb.sh built on the host (Debian 12 in CI, just
+    # before this script): one .deb must be lintian-clean on both releases
+    mkdir -p "$root/tmp/host-deb"
+    cp "$repo"/build/deb/vppcfg_*_all.deb "$root/tmp/host-deb/" 2>/dev/null || true
     # ../shared in place, read-only
     if [ -d "$repo/../shared" ]; then
         mkdir -p "$root/shared"
@@ -208,6 +212,13 @@ inside_main() {
     wait "$deb_pid" || failed+=(".deb check (scripts/check-deb.sh)")
     log "the .deb check's output"
     cat /tmp/check-deb.log
+
+    local host_deb
+    for host_deb in /tmp/host-deb/*.deb; do
+        [ -f "$host_deb" ] || continue
+        log "lintian (Debian 13) on the .deb built on the host: $(basename "$host_deb")"
+        lintian --fail-on error,warning "$host_deb" || failed+=("lintian on the host's .deb")
+    done
     if ((${#failed[@]})); then
         die "failed: $(printf '%s; ' "${failed[@]}")"
     fi
