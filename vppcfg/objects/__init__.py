@@ -62,7 +62,8 @@ def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None =
     CLI addresses ACLs by index); a binding of a new ACL is left to the next
     plan (see RenderContext).
     """
-    rc = RenderContext(dict(acl_indexes or {}))
+    ops = list(ops)
+    rc = RenderContext(dict(acl_indexes or {}), [op.action for op in ops if op.obj == "acl"])
     lines: list[str] = []
     action = obj = ""  # the group of operations being written
     for op in ops:

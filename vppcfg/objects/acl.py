@@ -3,7 +3,8 @@
 A config term expands to VPP rules (one per address family, one per
 prefix-list member); both sides are compared as the list of VPP rules.
 ACL indexes are VPP's, so API execution looks ACLs up by tag; the CLI needs
-indexes, which render_cli predicts (VPP takes the lowest free index).
+indexes, which render_cli predicts where they can be known (RenderContext:
+VPP reuses the most recently freed slot).
 """
 
 from __future__ import annotations
@@ -83,6 +84,8 @@ class Acl(Descriptor):
         if op.action == "delete":
             return [f"delete acl-plugin acl index {rc.release_acl(name)}"]
         index = f"index {rc.acl_index(name)} " if op.action == "update" else ""
+        if op.action == "create":  # where VPP will put it, for the bindings below
+            rc.new_acl(name)
         rules = ", ".join(_rule_cli(rule) for rule in op.params["rules"])
         return [f"set acl-plugin acl {index}{rules} tag {token(name)}"]
 

@@ -46,14 +46,26 @@ def comment_text(text: str) -> str:
 
 class RenderContext:
     """State while rendering one plan as CLI: commands said once, and ACL
-    indexes (the CLI addresses ACLs by index). A new ACL's index is VPP's
-    choice: it reuses the most recently freed slot, and which slots earlier
-    deletions freed, in which order, no API shows. So the CLI never guesses:
-    a binding that needs a new ACL's index is left to the next plan."""
+    indexes (the CLI addresses ACLs by index). VPP gives a new ACL the most
+    recently freed slot of its pool (LIFO; checked on the real VPP), else the
+    pool's end. The plan's own deletes are the most recent frees, so the ACLs
+    it creates after them take those slots, last freed first: known. Beyond
+    them, VPP's older free slots, and their order, no API shows: one new ACL
+    is predicted at the end of a pool the dump shows without holes (a wrong
+    guess can then only name a free slot, which VPP refuses: never another
+    ACL); any further one's binding is left to the next plan."""
 
-    def __init__(self, acl_indexes: dict[str, int] | None = None) -> None:
+    def __init__(self, acl_indexes: dict[str, int] | None = None,
+                 acl_steps: Iterable[str] = ()) -> None:
+        """acl_steps: the plan's ACL "create"s and "delete"s, in order (the guess
+        at the pool's end is safe only when no other new ACL takes an unknown slot)."""
         self.acl_indexes = dict(acl_indexes or {})
         self._said: set[str] = set()
+        taken = sorted(self.acl_indexes.values())
+        self._freed: list[int] = []  # slots this plan's deletes freed, last on top
+        # the pool's end, when the dump shows no hole below it (else: unknown)
+        dense = taken == list(range(len(taken)))
+        self._end: int | None = len(taken) if dense and _unknown_slots(acl_steps) <= 1 else None
 
     def once(self, line: str) -> list[str]:
         if line in self._said:
@@ -72,7 +84,33 @@ class RenderContext:
     def release_acl(self, name: str) -> int:
         index = self.acl_index(name)
         del self.acl_indexes[name]
+        self._freed.append(index)
         return index
+
+    def new_acl(self, name: str) -> int | None:
+        """The index VPP will give the ACL this plan creates now, when it can be
+        known (see the class); None when not."""
+        if self._freed:
+            index: int | None = self._freed.pop()
+        else:
+            index, self._end = self._end, None  # one guess at the end, no more
+        if index is not None:
+            self.acl_indexes[name] = index
+        return index
+
+
+def _unknown_slots(steps: Iterable[str]) -> int:
+    """How many of the plan's new ACLs find no slot the plan itself freed."""
+    freed = unknown = 0
+    for action in steps:
+        if action == "delete":
+            freed += 1
+        elif action == "create":
+            if freed:
+                freed -= 1
+            else:
+                unknown += 1
+    return unknown
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,132 @@
+"""A printed plan binds the ACLs it creates wherever their index can be known.
+
+VPP gives a new ACL the most recently freed slot of its pool (LIFO), else the
+pool's end. So the plan's CLI names: the slots its own deletes freed, last
+first; and, for one new ACL beyond them, the end of a pool the dump shows
+without holes (a wrong guess could only name a free slot, never another ACL).
+Anything else is left to the next plan, as before. Checked on the simulator,
+which allocates as VPP does, and through `vppctl exec` on the real VPP."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.apply_models import SSH, G, dp, phy, run_cli_plan
+from vppcfg import config
+from vppcfg.apply import apply_config
+from vppcfg.model import Acl, AclTerm, InterfaceAcls
+from vppcfg.objects import render_cli
+from vppcfg.objects.base import NONE_INDEX, RenderContext
+from vppcfg.planner import plan
+from vppcfg.vpp import VppConnection
+
+WEB = Acl("web-in", terms=(AclTerm("permit", family="ipv4", protocol=6,),))
+
+
+def _bound(*pairs: tuple[str, Acl]) -> Any:
+    """G[0] and G[1] with an input ACL each (as given), and those ACLs."""
+    itfs = [phy(name, acls=InterfaceAcls(input=(acl.name,))) for name, acl in pairs]
+    return dp(*itfs, acls=list({acl.name: acl for _, acl in pairs}.values()))
+
+
+def _one_round(conn: Any, desired: Any) -> str:
+    text = render_cli(plan(desired, conn.dump()), conn.acl_indexes())
+    for line in text.splitlines():
+        conn.cli(line)
+    return text
+
+
+def test_a_new_acl_is_bound_in_one_round(vpp_sim: Any) -> None:
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
+        text = _one_round(conn, _bound((G[0], SSH)))
+        assert f"set acl-plugin interface {G[0]} input acl 0" in text
+        assert plan(_bound((G[0], SSH)), conn.dump()) == []
+
+
+def test_a_replaced_acl_takes_the_slot_the_plan_freed(vpp_sim: Any) -> None:
+    """ssh-in at 0 and web-in at 1; the next config drops ssh-in for a new ACL:
+    VPP puts it where ssh-in was, and the printed plan says so."""
+    other = Acl("other-in", terms=(AclTerm("deny", family="ipv4", protocol=17),))
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
+        assert apply_config(conn, _bound((G[0], SSH), (G[1], WEB))).ok
+        freed = conn.acl_indexes()[SSH.name]
+        desired = _bound((G[0], other), (G[1], WEB))
+        text = _one_round(conn, desired)
+        assert f"set acl-plugin interface {G[0]} input acl {freed}" in text
+        assert conn.acl_indexes()["other-in"] == freed
+        assert plan(desired, conn.dump()) == []
+
+
+def test_a_hole_in_the_pool_is_not_guessed(vpp_sim: Any) -> None:
+    """Someone else's ACLs (untagged: left alone) at 0 and 2, 1 freed before:
+    which free slot VPP hands out next is not in the dump, so the binding waits
+    for the next plan (never a wrong ACL)."""
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
+        for _ in range(3):
+            conn.call("acl_add_replace", acl_index=NONE_INDEX, tag="", count=0, r=[])
+        conn.call("acl_del", acl_index=1)
+        text = _one_round(conn, _bound((G[0], SSH)))
+        assert "run vppcfg plan again to bind it" in text
+        assert conn.dump().interfaces[G[0]].acls.input == ()
+        run_cli_plan(conn, _bound((G[0], SSH)))  # the next plan binds it
+
+
+def test_two_new_acls_are_not_guessed() -> None:
+    """Two new ACLs beyond any slot the plan freed: older free slots could swap
+    them, so neither binding is printed."""
+    desired = _bound((G[0], SSH), (G[1], WEB))
+    text = render_cli(plan(desired, dp(phy(G[0]), phy(G[1]))), {})
+    assert "set acl-plugin interface" not in text
+    assert text.count("run vppcfg plan again to bind it") == 2
+
+
+def test_render_context_follows_the_pool() -> None:
+    rc = RenderContext({"a": 0, "b": 1, "c": 2}, ["delete", "delete", *["create"] * 4])
+    rc.release_acl("a")
+    rc.release_acl("c")
+    assert rc.new_acl("x") == 2 and rc.new_acl("y") == 0  # last freed first
+    assert rc.new_acl("z") is None  # two new ACLs beyond the freed slots: no guess
+    one_more = RenderContext({"a": 0, "b": 1}, ["delete", "create", "create"])
+    one_more.release_acl("b")
+    assert one_more.new_acl("x") == 1 and one_more.new_acl("y") == 2  # then the end
+    holes = RenderContext({"a": 0, "c": 2}, ["create"])
+    assert holes.new_acl("x") is None
+    dense = RenderContext({"a": 0, "b": 1}, ["create"])
+    assert dense.new_acl("x") == 2 and dense.new_acl("y") is None
+
+
+CONFIG = """\
+interfaces:
+  host-ge0:
+    addresses: [192.0.2.1/24]
+    acls:
+      input: [ssh-in]
+acls:
+  ssh-in:
+    terms:
+      - action: permit
+        source: 192.0.2.0/24
+        protocol: tcp
+        destination-port: ssh
+"""
+
+
+@pytest.mark.real
+def test_vppctl_exec_of_the_plan_reaches_the_config_in_one_go(vpp_real_factory: Any) -> None:
+    vpp = vpp_real_factory()
+    desired = config.loads(CONFIG)
+    with VppConnection.open(vpp.socket, vpp.api_dir) as conn:
+        texts = run_cli_plan(conn, desired, vpp.exec_text)
+        assert len(texts) == 1, texts  # no second round
+        assert "set acl-plugin interface host-ge0 input acl 0" in texts[0]
+        live = conn.dump()
+        assert live.interfaces["host-ge0"].acls.input == ("ssh-in",)
+        # the same ACL again under another name: the plan deletes, then creates in
+        # the slot it freed, and binds it there
+        renamed = config.loads(CONFIG.replace("ssh-in", "ssh-v2"))
+        texts = run_cli_plan(conn, renamed, vpp.exec_text)
+        assert len(texts) == 1, texts
+        assert conn.acl_indexes() == {"ssh-v2": 0}
+        assert plan(renamed, conn.dump()) == []
