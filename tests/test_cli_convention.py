@@ -225,3 +225,16 @@ def test_options_are_refused_before_connecting(argv: list[str], said: str) -> No
     assert run.returncode == 2
     assert run.stderr.strip() == f"trex-loadtest: error: {said}", run.stderr
     assert "connect" not in run.stderr
+
+
+@pytest.mark.parametrize(("argv", "said"), [
+    (["--keepalive", "-1"], "vppcfg-sim: --keepalive must be a positive number of seconds"),
+    (["--fail-after", "-2"], "vppcfg-sim: --fail-after must be >= 0"),
+    (["--capacity-pps", "0"], "vppcfg-sim: --capacity-pps must be positive"),
+])
+def test_simulator_options_are_checked_before_it_serves(argv: list[str], said: str,
+                                                        tmp_path: Path) -> None:
+    run = _run(["-m", "vppcfg.sim", "--socket", str(tmp_path / "api.sock"), *argv])
+    assert run.returncode == 2
+    assert run.stderr.strip() == said
+    assert not (tmp_path / "api.sock").exists()

@@ -189,6 +189,9 @@ def _serve(args: argparse.Namespace) -> int:
     if args.fail_after is not None and args.fail_after < 0:
         print(f"{PROG}: --fail-after must be >= 0", file=sys.stderr)
         return USAGE
+    if args.keepalive is not None and not args.keepalive > 0:
+        print(f"{PROG}: --keepalive must be a positive number of seconds", file=sys.stderr)
+        return USAGE
     try:
         phys = inventory_from_args(args)
     except InventoryError as err:
