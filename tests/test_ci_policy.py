@@ -43,6 +43,13 @@ def test_never_collected():
 '''
 
 
+@pytest.fixture(autouse=True)
+def no_waiver(monkeypatch):
+    """.ci/run may waive graph.rb for the whole run; these inner suites decide for themselves."""
+    monkeypatch.delenv("CI_WAIVE", raising=False)
+    monkeypatch.delenv("CI_WAIVE_REASON", raising=False)
+
+
 @pytest.fixture
 def suite(pytester: pytest.Pytester) -> pytest.Pytester:
     pytester.makeconftest('pytest_plugins = ["tests.ci_policy"]\n')
