@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -222,6 +223,29 @@ def _check_connection(args: argparse.Namespace) -> None:
     _check_positive(timeout=args.timeout)
     if args.link_speed is not None:
         _check_positive(link_speed=args.link_speed)
+    _check_output(args.output)
+
+
+def _check_output(path: Path | None) -> None:
+    """-o: a file that can be written, known before traffic flows (the run writes it as
+    it goes)."""
+    if path is None:
+        return
+    try:
+        _check_writable(path)
+    except OSError as err:  # e.g. another user's directory on the way
+        raise UsageError(f"-o {path}: {err.strerror}") from None
+
+
+def _check_writable(path: Path) -> None:
+    where = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise UsageError(f"-o {path}: is a directory")
+    if not where.is_dir():
+        raise UsageError(f"-o {path}: no directory {where}")
+    if not os.access(where, os.W_OK | os.X_OK) or (path.exists() and
+                                                   not os.access(path, os.W_OK)):
+        raise UsageError(f"-o {path}: permission denied")
 
 
 def _check_rates(**rates: str | None) -> None:

@@ -147,6 +147,9 @@ WRITERS = [
     Case("sim-ready-file", (*SIM, "--socket", "{d}/open/api.sock", "--no-stats",
                             "--ready-file", "{p}/ready"), USAGE),
     Case("loadtest-client-path", (*LOADTEST, "ramp", "--trex-client-path", "{p}"), USAGE),
+    # refused before connecting (192.0.2.1: nothing would answer)
+    Case("loadtest-output", (*LOADTEST, "ramp", "-s", "192.0.2.1", "--sync-port", "9", "-o",
+                             "{p}/run.json"), USAGE),
 ]
 
 

@@ -215,6 +215,8 @@ def test_loadtest_help_shows_the_original_command_line() -> None:
     (["ramp", "--sync-port", "70000"], "--sync-port: 70000 is not a TCP port (1-65535)"),
     (["ndr", "--ports", "1", "1"], "--ports: two different port numbers, not 1 1"),
     (["ramp", "--link-speed", "0"], "--link-speed must be positive"),
+    (["ndr", "-o", "/nonexistent-dir/ndr.json"],
+     "-o /nonexistent-dir/ndr.json: no directory /nonexistent-dir"),
 ])
 def test_options_are_refused_before_connecting(argv: list[str], said: str) -> None:
     # port 9 (discard) on a documentation address: a connection attempt would hang
