@@ -62,6 +62,11 @@ host_main() {
     repo=$(cd "$(dirname "$0")/.." && pwd)
     cache=${VPPCFG_CI_CACHE:-/var/cache/vppcfg-ci}
     mkdir -p "$cache"
+    # One run at a time per cache: runs share the root and the venv, and a
+    # run's leftovers (its overlay after a kill) can then be removed safely.
+    exec 9>"$cache/.lock"
+    flock 9
+    rm -rf "$cache"/run.*
     if ! command -v debootstrap >/dev/null; then
         apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null
     fi
