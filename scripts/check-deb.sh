@@ -81,6 +81,11 @@ check_installed() {
     /usr/bin/vppcfg --version
     for f in /usr/share/doc/vppcfg/examples/*.yaml; do /usr/bin/vppcfg check -c "$f"; done
     test -f /usr/lib/systemd/system/vppcfg.service || die "no /usr/lib/systemd/system/vppcfg.service"
+    for c in vppcfg vppcfg-sim trex-loadtest trex-emu; do
+        test -f /usr/share/bash-completion/completions/$c || die "no bash completion for $c"
+        test -f /usr/share/man/man1/$c.1.gz || die "no man page for $c"
+    done
+    test -f /usr/share/zsh/vendor-completions/_vppcfg || die "no zsh completion"
     # The boot helper must leave things alone when the config is absent or invalid.
     /usr/lib/vppcfg/vppcfg-boot /nonexistent/vppcfg.yaml
     printf 'interfaces:\n  GigabitEthernet3/0/0:\n    mtu: 99999\n' >"$out/bad.yaml"
