@@ -70,9 +70,12 @@ def _run_cli_plan(conn, desired) -> None:
 
 def test_cli_plan_does_not_reuse_the_index_of_an_untagged_acl(vpp_sim):
     # Someone else's ACL without a tag holds index 0: the new ACL gets index 1,
-    # and the binding must name 1, never the stranger's ACL (one round).
+    # and the binding must name 1, never the stranger's ACL (the first round
+    # leaves it unbound: a new ACL's index is VPP's choice; the next binds it).
     with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
         conn.call("acl_add_replace", acl_index=NONE, tag="", count=0, r=[])
+        _run_cli_plan(conn, with_acl())
+        assert conn.dump().interfaces[G[0]].acls.input == ()
         _run_cli_plan(conn, with_acl())
         live = conn.dump()
         assert live.interfaces[G[0]].acls.input == (SSH.name,)

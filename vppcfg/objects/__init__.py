@@ -63,7 +63,7 @@ def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None =
     plan (see RenderContext).
     """
     ops = list(ops)
-    rc = RenderContext(dict(acl_indexes or {}), [op.action for op in ops if op.obj == "acl"])
+    rc = RenderContext(dict(acl_indexes or {}))
     lines: list[str] = []
     action = obj = ""  # the group of operations being written
     for op in ops:
