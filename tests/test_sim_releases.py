@@ -122,7 +122,7 @@ def test_vppcfg_sim_release_switch(tmp_path: Path) -> None:
     sock = tmp_path / "api.sock"
     with _process(["--socket", str(sock), "--release", "24.10", "--disable-plugin",
                    "linux_cp", "--no-stats"], sock) as line:
-        assert "(VPP 24.10)" in line
+        assert "(VPP 24.10;" in line and "api/24.10)" in line
         with VppConnection.open(sock, get("24.10").api_dir) as conn:
             offer = conn.offer()
             assert conn.call("show_version").version == "24.10-release"
