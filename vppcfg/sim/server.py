@@ -19,7 +19,6 @@ import os
 import queue
 import select
 import socket
-import stat
 import threading
 from collections.abc import Iterable
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 from vppcfg.sim.cli import SimCli
 from vppcfg.sim.codec import FRAME_HEADER, HEADER_FIELDS, ApiDefinitions, frame
 from vppcfg.sim.protocol import Handler, Response
+from vppcfg.sim.sockets import remove_stale_socket
 
 log = logging.getLogger("vppcfg.sim")
 
@@ -76,7 +76,7 @@ class SimServer:
     # -- lifecycle ------------------------------------------------------------
 
     def start(self) -> SimServer:
-        _remove_stale_socket(self.socket_path)
+        remove_stale_socket(self.socket_path)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         listener.bind(self.socket_path)
         listener.listen(16)
@@ -360,25 +360,6 @@ class _Session:
                 return None
             got += n
         return bytes(buf)
-
-
-def _remove_stale_socket(path: str) -> None:
-    """Remove a socket file left by a dead server; refuse to steal a live one."""
-    try:
-        mode = os.stat(path).st_mode
-    except FileNotFoundError:
-        return
-    if not stat.S_ISSOCK(mode):
-        raise FileExistsError(f"{path}: exists and is not a socket")
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        probe.connect(path)
-    except OSError:
-        os.unlink(path)
-        return
-    finally:
-        probe.close()
-    raise FileExistsError(f"{path}: another server is listening")
 
 
 def run_in_thread(

@@ -35,6 +35,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from vppcfg.sim.sockets import remove_stale_socket
+
 log = logging.getLogger("vppcfg.sim.stats")
 
 VERSION = 2
@@ -234,7 +236,7 @@ class StatsSocket:
         self._thread: threading.Thread | None = None
 
     def start(self) -> StatsSocket:
-        _remove_stale(self.path)
+        remove_stale_socket(self.path, socket.SOCK_SEQPACKET, "stats server")
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         listener.bind(self.path)
         listener.listen(16)
@@ -272,20 +274,3 @@ class StatsSocket:
             os.unlink(self.path)
 
 
-def _remove_stale(path: str) -> None:
-    """Replace a socket nobody listens on; refuse to replace anything else."""
-    if not os.path.exists(path):
-        return
-    import stat
-
-    if not stat.S_ISSOCK(os.lstat(path).st_mode):
-        raise OSError(f"{path}: exists and is not a socket")
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-    try:
-        probe.connect(path)
-    except OSError:
-        os.unlink(path)
-        return
-    finally:
-        probe.close()
-    raise OSError(f"{path}: another stats server is listening there")

@@ -34,6 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from vppcfg.sim.sockets import remove_stale_socket
 from vppcfg.sim.state import SimState
 from vppcfg.sim.stats_model import InterfaceInfo, StatsModel
 from vppcfg.sim.stats_segment import SegmentFull, StatsSegment, StatsSocket
@@ -304,25 +305,10 @@ class StatsService:
 
 
 def _listen(path: str) -> socket.socket:
-    with contextlib.suppress(FileNotFoundError):
-        if not os.path.exists(path) or _is_dead_socket(path):
-            os.unlink(path)
+    remove_stale_socket(path, socket.SOCK_STREAM, "wire server")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)
     listener.listen(8)
     return listener
 
 
-def _is_dead_socket(path: str) -> bool:
-    import stat
-
-    if not stat.S_ISSOCK(os.lstat(path).st_mode):
-        raise OSError(f"{path}: exists and is not a socket")
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        probe.connect(path)
-    except OSError:
-        return True
-    finally:
-        probe.close()
-    raise OSError(f"{path}: another wire server is listening there")
