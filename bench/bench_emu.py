@@ -19,8 +19,12 @@ import sys
 import time
 from pathlib import Path
 
-import lbr_trex_client  # noqa: F401  (puts the bundled `trex` package on sys.path)
-from trex.stl.api import STLClient, STLPktBuilder, STLStream, STLTXCont
+from loadtest.client import load_api
+
+# the client as trex-loadtest loads it (with loadtest.trex_compat on Python 3.12+)
+_api = load_api()
+STLClient, STLPktBuilder, STLStream, STLTXCont = (
+    _api.STLClient, _api.STLPktBuilder, _api.STLStream, _api.STLTXCont)
 
 ROOT = Path(__file__).resolve().parents[1]
 
