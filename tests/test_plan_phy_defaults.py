@@ -120,14 +120,29 @@ def test_a_phy_in_a_foreign_bond_is_left_alone() -> None:
     assert plan(dp(), live) == []
 
 
-def test_a_foreign_sub_and_bridge_stay_while_their_phy_goes_to_defaults() -> None:
+def test_a_phy_carrying_a_foreign_sub_bridge_or_l2xc_is_left_alone() -> None:
+    """Resetting such a PHY (down, MTU) would break what another tool made on it."""
     live = dp(phy(G[0], mtu=1500, addresses=("192.0.2.1/30",)), sub(G[0], 5, mtu=1500),
-              phy(G[1], mtu=1500), bridge_domains=[BridgeDomain("bd9", 9, members=(G[1],))])
-    live = replace(live, foreign=frozenset({f"interfaces/{G[0]}.5", "bridge_domains/bd9"}))
+              phy(G[1], mtu=1500), phy(G[2], mtu=1500, l2xc="wg0"),
+              phy("wg0", mtu=1420, l2xc=G[2], device_type="wireguard"),
+              phy(G[3], mtu=1500, addresses=("192.0.2.9/30",)),
+              bridge_domains=[BridgeDomain("bd9", 9, members=(G[1],))])
+    live = replace(live, foreign=frozenset({f"interfaces/{G[0]}.5", "bridge_domains/bd9",
+                                            "interfaces/wg0"}))
+    # only G[3], which carries nothing foreign, goes back to its defaults
     assert sorted(keys(plan(dp(), live))) == sorted([
-        ("delete", f"interfaces/{G[0]}/address/192.0.2.1/30"),
-        ("update", f"interfaces/{G[0]}/mtu"), ("update", f"interfaces/{G[0]}/state"),
-        ("update", f"interfaces/{G[1]}/mtu"), ("update", f"interfaces/{G[1]}/state")])
+        ("delete", f"interfaces/{G[3]}/address/192.0.2.9/30"),
+        ("update", f"interfaces/{G[3]}/mtu"), ("update", f"interfaces/{G[3]}/state")])
+
+
+@pytest.mark.parametrize("device_type", ["wireguard", "GRE", "memif", "virtio", "ipip"])
+def test_an_interface_that_is_not_a_nic_is_left_alone(device_type: str) -> None:
+    """dump calls every top-level interface it does not model a PHY; only NICs
+    (vppcfg.model.NIC_DEVICE_TYPES) go back to defaults when the file does not name them."""
+    other = phy("tun0", mtu=1420, state="up", addresses=("10.9.0.1/24",), device_type=device_type)
+    assert plan(dp(), dp(other)) == []
+    nic = replace(other, name="eth9", device_type="dpdk")
+    assert ("update", "interfaces/eth9/state") in keys(plan(dp(), dp(nic)))
 
 
 # -- on the simulator: applied, then emptied, ends as a fresh VPP ------------------

@@ -155,6 +155,11 @@ class Interface:
 # when it starts (its `ethernet { default-mtu }`, 9000 unless startup.conf
 # says otherwise): the MTU a PHY returns to when the config no longer names it.
 PHY_DEFAULT_MTU = 9000
+# The device classes (sw_interface_dump's interface_dev_type) of NICs: a PHY of
+# one of these that the config does not name goes back to its defaults. Any
+# other top-level interface vppcfg does not model (wireguard, GRE, memif, a
+# VM's virtio, ...) was made by someone else and is left alone.
+NIC_DEVICE_TYPES = frozenset({"dpdk", "af-packet", "rdma", "avf", "vmxnet3", "af_xdp"})
 
 
 def phy_at_defaults(name: str) -> Interface:

@@ -28,7 +28,13 @@ from dataclasses import replace
 from typing import Any
 
 from vppcfg.gcpause import gc_paused
-from vppcfg.model import Dataplane, FrozenDict, InterfaceKind, phy_at_defaults
+from vppcfg.model import (
+    NIC_DEVICE_TYPES,
+    Dataplane,
+    FrozenDict,
+    InterfaceKind,
+    phy_at_defaults,
+)
 from vppcfg.objects import DESCRIPTORS, descriptor
 from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, ikey
 from vppcfg.ops import Operation
@@ -95,20 +101,46 @@ class PlanState:
 
 
 def _protected(desired: Dataplane, live: Dataplane, dnodes: dict[str, Node]) -> set[str]:
-    """Owners the planner must not touch: foreign objects, and PHYs the config
-    does not name that are members of a foreign bond (their settings are the
-    bond's, and the bond belongs to another tool)."""
+    """Owners the planner must not touch: foreign objects, and the top-level
+    interfaces the config does not name that are not NICs or that carry a foreign
+    object (their settings serve that object, which belongs to another tool)."""
     named = {node.owner for node in dnodes.values()}
     protected = {key for key in live.foreign if key not in named}
-    protected.update(ikey(name) for name in _held_by_foreign(live)
-                     if name not in desired.interfaces)
+    protected.update(ikey(name) for name in _left_alone(desired, live))
     return protected
 
 
+def _left_alone(desired: Dataplane, live: Dataplane) -> set[str]:
+    """Live top-level interfaces the config does not name and vppcfg must not reset:
+    those that are not NICs, and PHYs that carry something foreign."""
+    held = _held_by_foreign(live)
+    return {itf.name for itf in live.interfaces.values()
+            if itf.kind is InterfaceKind.PHY and itf.name not in desired.interfaces
+            and (itf.name in held or not _is_nic(itf.device_type))}
+
+
 def _held_by_foreign(live: Dataplane) -> set[str]:
-    """PHYs that are members of a bond vppcfg did not create."""
-    return {member for bond in live.bonds.values() if f"bonds/{bond.name}" in live.foreign
+    """PHYs that carry something vppcfg did not create: members of a foreign bond or
+    bridge domain, parents of a foreign sub-interface, ends of a cross-connect with a
+    foreign interface. Resetting them would break what another tool made."""
+    foreign = live.foreign
+    held = {member for bond in live.bonds.values() if f"bonds/{bond.name}" in foreign
             for member in bond.members}
+    held.update(member for bd in live.bridge_domains.values()
+                if f"bridge_domains/{bd.name}" in foreign for member in bd.members)
+    for itf in live.interfaces.values():
+        if f"interfaces/{itf.name}" not in foreign:
+            continue
+        held.update(name for name in (itf.parent, itf.l2xc) if name)
+    held.update(itf.name for itf in live.interfaces.values()
+                if itf.l2xc and f"interfaces/{itf.l2xc}" in foreign)
+    return held
+
+
+def _is_nic(device_type: str | None) -> bool:
+    """A NIC's device class; None is a model not read from VPP (built by hand), which
+    names no other class."""
+    return device_type is None or device_type in NIC_DEVICE_TYPES
 
 
 def _with_phy_defaults(desired: Dataplane, live: Dataplane) -> Dataplane:
@@ -116,10 +148,10 @@ def _with_phy_defaults(desired: Dataplane, live: Dataplane) -> Dataplane:
     fresh VPP has it: what leaves the file leaves VPP, so the diff takes such a
     PHY back to its defaults (down, default MTU, no address, lcp or binding)
     step by step, ordered like any other change."""
-    held = _held_by_foreign(live)
+    alone = _left_alone(desired, live)
     absent = [itf.name for itf in live.interfaces.values()
               if itf.kind is InterfaceKind.PHY and itf.name not in desired.interfaces
-              and itf.name not in held]
+              and itf.name not in alone]
     if not absent:
         return desired
     interfaces = dict(desired.interfaces)
