@@ -88,10 +88,10 @@ def where_chart(points: list[tuple[float, int, dict]], label: str) -> Chart | No
                  stack=Stack([x for x, _, _ in rows], layers))
 
 
-def _node_words(nodes: list[dict] | None) -> str:
-    if nodes is None:
-        return ("VPP's CPU load is unknown: no per-node counters (VPP's statseg "
-                "per-node-counters is off).")
+def _node_words(nodes: list[dict] | None, note: str | None = None) -> str:
+    if nodes is None:  # the JSON says why: counters off, or VPP's collector did not run
+        why = note or ("no per-node counters (VPP's statseg per-node-counters is off)")
+        return f"VPP's CPU load is unknown: {why}."
     if not nodes:
         return "VPP handled no packets."
     top = nodes[0]
@@ -146,9 +146,9 @@ def dut_step(title: str, dut: dict | None, label: str) -> DutStep:
     # interfaces that counted nothing (local0, idle ports) only lengthen the table
     step.interfaces = [{"name": name, **counters} for name, counters in interfaces.items()
                        if any(counters.values())]
-    # nodes None: VPP's per-node counters were off (not the same as no packets)
-    words = [_node_words(dut.get("nodes")), _drop_words(causes), _loss_words(causes),
-             _miss_words(interfaces)]
+    # nodes None: no node figures for this step, nodes_note says why (not "no packets")
+    words = [_node_words(dut.get("nodes"), dut.get("nodes_note")), _drop_words(causes),
+             _loss_words(causes), _miss_words(interfaces)]
     step.words = [w for w in words if w]
     return step
 

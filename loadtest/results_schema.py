@@ -39,7 +39,8 @@ def _defs() -> dict:
     attribution = {"type": "object", "propertyNames": {"pattern": DIRECTION},
                    "additionalProperties": {"type": "array", "items": {"$ref": "#/$defs/cause"}}}
     nodes = {"type": ["array", "null"], "items": {"$ref": "#/$defs/node"}}
-    delta = _obj(["interfaces", "errors", "nodes", "vector_rate", "workers", "loss_attribution"],
+    # loss_attribution is added when the run ends: a checkpoint written mid-run has none yet
+    delta = _obj(["interfaces", "errors", "nodes", "vector_rate", "workers"],
                  interfaces={"type": "object", "additionalProperties": {"$ref": "#/$defs/if"}},
                  errors={"type": "array", "items": {"$ref": "#/$defs/error"}, "maxItems": 5},
                  nodes={**nodes, "maxItems": 5},

@@ -96,12 +96,26 @@ class LegacyFinderAdapter(importlib.abc.MetaPathFinder):
         return None
 
 
+def _load_source(name: str, path: str) -> ModuleType:
+    """imp.load_source: a module from a source file, kept in sys.modules (the client's
+    console plugins and EMU client load files this way)."""
+    loader = importlib.machinery.SourceFileLoader(name, path)
+    spec = importlib.util.spec_from_file_location(name, path, loader=loader)
+    if spec is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    loader.exec_module(module)
+    return module
+
+
 def install() -> list[str]:
     """Add what the T-Rex client needs and this Python lacks; return what was added."""
     added = []
     if _missing("imp"):
-        _stand_in("imp", "imp.reload for the T-Rex client (vppcfg's loadtest.trex_compat)",
-                  reload=importlib.reload)
+        _stand_in("imp", "imp.reload and imp.load_source for the T-Rex client "
+                  "(vppcfg's loadtest.trex_compat)",
+                  reload=importlib.reload, load_source=_load_source)
         added.append("imp")
     if _missing("cgi"):
         _stand_in("cgi", "cgi.escape for scapy 2.4.3 (vppcfg's loadtest.trex_compat)",

@@ -167,7 +167,10 @@ def test_counters_of_passing_packets_are_not_drop_reasons(node, reason):
 
 @pytest.mark.parametrize("reason", ["ip4 ttl <= 1", "ACL deny packets", "l3 mac mismatch",
                                     "invalid ip4 packets", "no buffers", "time_expired",
-                                    "dst_lookup_miss", "unsent", "send failed", "nonexistent"])
+                                    "dst_lookup_miss", "unsent", "send failed", "nonexistent",
+                                    # negated passing words still name drops
+                                    "L2 Output interface not valid", "no buffers received",
+                                    "unknown packets sent", "invalid checksum processed"])
 def test_drop_reasons_are_kept(reason):
     assert split_errors([("n", reason, 5)], {"0->1": 5}) == {"0->1": [("n", reason, 5)]}
 
@@ -392,6 +395,22 @@ def test_monitor_says_a_failure_once_and_when():
                                          "reason": "VPP went away (x) at 12.3 s",
                                          "verdict": "no DUT data: VPP went away (x) at 12.3 s",
                                          "read_ms": m.summary(None, {}, None)["read_ms"]}
+
+
+def test_monitor_never_counts_a_deleted_interfaces_column_as_a_port():
+    ifs = {"local0": (0,) * 8, "deleted": (0,) * 8, "host-ge0": (0,) * 8, "host-ge1": (0,) * 8}
+    m, _ = monitor([snap(ifs)])
+    m.open([0, 1])
+    assert m.ports == {0: "host-ge0", 1: "host-ge1"}
+
+
+def test_an_unexpected_fault_at_the_first_read_ends_the_dut_side_not_the_run():
+    m, err = monitor([AttributeError("'NoneType' object has no attribute 'sum'")])
+    m.open([0, 1])
+    assert not m.available and m.read() is None
+    assert m.reason == ("cannot read VPP's stats segment (AttributeError: 'NoneType' object "
+                        "has no attribute 'sum')")
+    assert err.getvalue().count("\n") == 1
 
 
 def test_dut_ports_option():

@@ -247,3 +247,12 @@ def test_a_node_is_saturated_from_240_vectors_per_call(vpc, saturated):
 def test_lines_within_one_percent_are_called_alike(other, alike):
     assert _alike([(1.0, 100.0)], [(1.0, other)]) is alike
     assert _alike([(100.0, 1.0)], [(other, 1.0)]) is alike
+
+
+def test_a_step_without_node_figures_says_why_as_the_json_does():
+    """nodes is None both when the counters are off and when VPP's collector did not run
+    in that sample: the page repeats the JSON's nodes_note instead of guessing "off"."""
+    from loadtest import dut, report_dut
+
+    assert dut.NODES_NOT_YET in report_dut._node_words(None, dut.NODES_NOT_YET)
+    assert "per-node-counters is off" in report_dut._node_words(None)

@@ -63,6 +63,19 @@ def test_stand_ins_behave_as_the_removed_functions():
         assert cgi.escape("it's") == "it's"
 
 
+def test_imp_load_source_loads_a_file_as_a_module(tmp_path):
+    """imp.load_source, which the client's console plugins and EMU client call."""
+    trex_compat.install()
+    imp = importlib.import_module("imp")
+    source = tmp_path / "plugin_x.py"
+    source.write_text("ANSWER = 6 * 7\n")
+    try:
+        module = imp.load_source("vppcfg_test_plugin_x", str(source))
+        assert module.ANSWER == 42 and sys.modules["vppcfg_test_plugin_x"] is module
+    finally:
+        sys.modules.pop("vppcfg_test_plugin_x", None)
+
+
 class _OldStyleFinder:
     """A pre-3.4 meta-path importer (as six 1.10 has): find_module and load_module only."""
 
