@@ -240,3 +240,22 @@ def test_simulator_options_are_checked_before_it_serves(argv: list[str], said: s
     assert run.returncode == 2
     assert run.stderr.strip() == said
     assert not (tmp_path / "api.sock").exists()
+
+
+def test_apply_json_is_printed_even_when_interrupted(sim_args: list[str], tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C in the middle: still one document, which says VPP may have changed."""
+    from vppcfg.commands import apply as apply_command
+
+    def interrupted(args: Any, path: str) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(apply_command, "_run_apply", interrupted)
+    cfg = tmp_path / "router.yaml"
+    cfg.write_text(CONFIG)
+    code = main(["apply", "--format", "json", str(cfg), *sim_args])
+    doc = json.loads(capsys.readouterr().out)
+    _schema_check(doc)
+    assert code == 130 and doc["exit_code"] == 130
+    assert not doc["ok"] and doc["changed"] and doc["error"] == "interrupted"

@@ -19,6 +19,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from vppcfg import exits
 from vppcfg.apply.paths import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
 from vppcfg.commands.allow import (
     add_allow_option,
@@ -139,7 +140,18 @@ def run_apply(args: argparse.Namespace) -> int:
         args.result = None
         return _run_apply(args, path)
     args.result = new_result(path, args.dry_run)
-    code = _run_apply(args, path)
+    try:
+        code = _run_apply(args, path)
+    except BaseException as err:
+        # a document whatever happens (Ctrl-C, a bug): the caller (Ansible) must not
+        # read "unchanged" from a missing one; `guarded` then says it in one line
+        interrupted = isinstance(err, KeyboardInterrupt)
+        args.result["error"] = "interrupted" if interrupted else f"{type(err).__name__}: {err}"
+        args.result["changed"] = not args.dry_run  # not known: say "may have changed"
+        finish_result(args.result, exits.INTERRUPTED if interrupted else exits.INTERNAL,
+                      args.config)
+        print(json.dumps(args.result, indent=2))
+        raise
     finish_result(args.result, code, args.config)
     print(json.dumps(args.result, indent=2))
     return code

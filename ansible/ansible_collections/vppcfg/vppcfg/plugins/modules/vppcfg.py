@@ -258,7 +258,9 @@ def apply(module, result):
         if temporary:
             os.unlink(temporary)
     if doc is None:  # no result document: only the command's own words are left
-        result.update(rc=code, report=stderr, changed=False)
+        # apply prints one whatever happens once it runs; without it, only a refused command
+        # line (exit 2) is known to have touched nothing
+        result.update(rc=code, report=stderr, changed=code != 2)
         module.fail_json(msg=stderr.splitlines()[-1] if stderr else
                          f"vppcfg apply exited {code}", **result)
     # `vppcfg apply --format json` (schema/apply-result.schema.json): its fields, not its prose
