@@ -35,7 +35,7 @@ from vppcfg.commands.plan import (
     preflight_warnings,
 )
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = exits.OK, exits.FAILED, exits.USAGE
 RESULT_VERSION = 1  # of the --format json document (schema/apply-result.schema.json)
 
 

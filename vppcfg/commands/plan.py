@@ -20,6 +20,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from vppcfg import exits
 from vppcfg.commands.allow import (
     add_allow_option,
     add_strict_option,
@@ -33,19 +34,18 @@ from vppcfg.commands.common import (
     read_config,
     write_output,
 )
-from vppcfg.model import Dataplane, FrozenDict, Interface, InterfaceKind
+from vppcfg.model import Dataplane, FrozenDict, InterfaceKind, phy_at_defaults
 
 if TYPE_CHECKING:
     from vppcfg.ops import Operation
     from vppcfg.vpp.preflight import Finding, Offer
 
-# A PHY in a VPP that was just started: admin down, hw and packet MTU 9000.
-FRESH_PHY_MTU = 9000
-# --detailed-exitcode: 0 in sync, 2 changes pending, 1 any error.
-DETAILED_CHANGES, DETAILED_ERROR = 2, 1
-# The plan cannot be applied to this VPP as it runs (the preflight found a
-# missing plugin or mismatched definitions): whatever --detailed-exitcode says.
-NEEDS_ATTENTION = 3
+# --detailed-exitcode: 0 in sync, 2 changes pending, 1 any error (exits.FAILED).
+DETAILED_CHANGES = 2
+# exits.NEEDS_ATTENTION: the plan cannot be applied to this VPP as it runs (the
+# preflight found a missing plugin or mismatched definitions), whatever
+# --detailed-exitcode says.
+NEEDS_ATTENTION = exits.NEEDS_ATTENTION
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -80,14 +80,14 @@ def detailed_exit(args: argparse.Namespace, code: int, changes: int) -> int:
     if not getattr(args, "detailed_exitcode", False):
         return code
     if code:
-        return DETAILED_ERROR
+        return exits.FAILED
     return DETAILED_CHANGES if changes else 0
 
 
 def fresh_dataplane(desired: Dataplane) -> Dataplane:
     """What a just-started VPP looks like: only the PHYs the config names."""
     phys = {
-        name: Interface(name=name, kind=InterfaceKind.PHY, mtu=FRESH_PHY_MTU, state="down")
+        name: phy_at_defaults(name)
         for name, itf in desired.interfaces.items()
         if itf.kind is InterfaceKind.PHY
     }
