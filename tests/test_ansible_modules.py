@@ -137,3 +137,20 @@ def test_collection_builds(tmp_path: Path) -> None:
             "plugins/module_utils/vpp.py", "plugins/doc_fragments/vpp.py"} <= files
     assert not any(name.startswith("tests/output") for name in files)
     assert manifest["collection_info"]["namespace"] == "vppcfg"
+
+
+@pytest.mark.parametrize("module", sorted(
+    (Path(__file__).resolve().parents[1] / "ansible/ansible_collections/vppcfg/vppcfg/plugins"
+     / "modules").glob("*.py")), ids=lambda p: p.stem)
+def test_module_documentation_is_yaml(module: Path) -> None:
+    """ansible-doc and ansible-test read these blocks as YAML (a stray ': ' breaks them)."""
+    import ast
+
+    import yaml
+
+    blocks = {node.targets[0].id: node.value.value for node in ast.parse(module.read_text()).body
+              if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+              and node.targets[0].id in ("DOCUMENTATION", "EXAMPLES", "RETURN")}
+    assert set(blocks) == {"DOCUMENTATION", "EXAMPLES", "RETURN"}
+    for name, text in blocks.items():
+        assert yaml.safe_load(text) is not None, name

@@ -142,8 +142,8 @@ problems:
   elements: str
 apply:
   description: The result of C(vppcfg apply --format json) (its schema is
-    schema/apply-result.schema.json): the operations planned, made and undone, the
-    rollback, the confirm timer, errors; C(changed) comes from it.
+    schema/apply-result.schema.json), with the operations planned, made and undone, the
+    rollback, the confirm timer and errors; C(changed) comes from it.
   returned: when an apply ran
   type: dict
   sample: {"version": 1, "ok": true, "changed": true, "executed": [], "rollback": null}
