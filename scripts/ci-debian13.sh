@@ -179,6 +179,7 @@ in_namespace() {  # runs as root in the private mount namespace
         PIP_CERT=/etc/ssl/certs/host-ca.crt SSL_CERT_FILE=/etc/ssl/certs/host-ca.crt \
         REQUESTS_CA_BUNDLE=/etc/ssl/certs/host-ca.crt GIT_SSL_CAINFO=/etc/ssl/certs/host-ca.crt \
         PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_DEFAULT_TIMEOUT=180 ${graph_rb:+GRAPH_RB=$graph_rb} \
+        ${CI_WAIVE:+"CI_WAIVE=$CI_WAIVE"} ${CI_WAIVE_REASON:+"CI_WAIVE_REASON=$CI_WAIVE_REASON"} \
         /bin/bash /src/scripts/ci-debian13.sh --inside
 }
 
