@@ -41,6 +41,11 @@ from pathlib import Path
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 TREX_REAL = SHARED / "trex-real" / "trex-real"
 DEFAULT_PHYS = ("ge0", "ge1", "hu0", "hu1")
+# VPP CLI for the loop T-Rex port 0 -> host-ge0 ... host-ge1 -> port 1 (and back)
+L2XC_GE0_GE1 = """set interface state host-ge0 up
+set interface state host-ge1 up
+set interface l2 xconnect host-ge0 host-ge1
+set interface l2 xconnect host-ge1 host-ge0"""
 # What VPP prints for a CLI line it refused (vppctl itself exits 0 regardless).
 CLI_ERROR = re.compile(r"error|unknown|not implemented|invalid|failed|not found", re.IGNORECASE)
 _counter = itertools.count()

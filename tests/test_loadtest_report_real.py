@@ -17,14 +17,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.real import L2XC_GE0_GE1
+
 pytestmark = pytest.mark.real
 
 BIN = Path(sys.executable).parent
 TREX_LOADTEST = str(BIN / "trex-loadtest")
-L2XC = """set interface state host-ge0 up
-set interface state host-ge1 up
-set interface l2 xconnect host-ge0 host-ge1
-set interface l2 xconnect host-ge1 host-ge0"""
+L2XC = L2XC_GE0_GE1
 
 
 def test_report_of_a_real_run_names_where_the_packets_went(vpp_real_factory,

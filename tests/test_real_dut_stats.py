@@ -21,6 +21,7 @@ import pytest
 
 from loadtest.client import load_api
 from tests.graphrb_contract import graph_rb_problems
+from tests.real import L2XC_GE0_GE1
 
 load_api()  # before the emulator imports zmq: the client brings its own binding
 pytestmark = pytest.mark.real
@@ -28,10 +29,7 @@ pytest_plugins = ["tests.trex_fixtures"]
 
 BIN = Path(sys.executable).parent
 TREX_LOADTEST = str(BIN / "trex-loadtest")
-L2XC = """set interface state host-ge0 up
-set interface state host-ge1 up
-set interface l2 xconnect host-ge0 host-ge1
-set interface l2 xconnect host-ge1 host-ge0"""
+L2XC = L2XC_GE0_GE1
 # the ACL plugin on host-ge0's input: deny one of the two sources, permit the rest
 DENY_ONE_SOURCE = """set acl-plugin acl deny src 16.0.0.2/32, permit
 set acl-plugin interface host-ge0 input acl 0"""
