@@ -7,6 +7,9 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -255,18 +258,48 @@ def test_parse_ttl():
 
 # -- the emulator and the simulator together -------------------------------------------------
 
+@contextmanager
+def wired(mode: str = "xconnect", **service_options: Any) -> Iterator[Wired]:
+    """A simulator serving its stats segment and wire, and trex-emu on that wire."""
+    directory = short_socket_dir()
+    dataplane = make_dataplane("dpdk", mode)
+    service = StatsService(dataplane.state, threading.Lock(), f"{directory}/stats.sock",
+                           f"{directory}/wire.sock", **service_options).start()
+    emu = start_emulator(vpp_sim=f"{directory}/wire.sock")
+    try:
+        yield Wired(dataplane, service, f"{directory}/stats.sock", emu)
+    finally:
+        emu.stop()
+        service.stop()  # a test may have stopped it already: stopping again is harmless
+        with suppress(FileNotFoundError):
+            os.rmdir(directory)
+
+
+@dataclass
+class Wired:
+    dataplane: SimDataplane
+    service: StatsService
+    stats_path: str
+    emu: Any
+
+
+@contextmanager
+def client_of(emu: Any) -> Iterator[Any]:
+    """The real T-Rex client connected to the emulator, port 0 reset."""
+    client = API.STLClient(server="127.0.0.1", sync_port=emu.rpc_port,
+                           async_port=emu.pub_port, verbose_level="error")
+    try:
+        client.connect()
+        client.reset(ports=[0])
+        yield client
+    finally:
+        client.disconnect()
+
+
 @pytest.fixture
 def coupled() -> Iterator[tuple[SimDataplane, str, object]]:
-    directory = short_socket_dir()
-    dataplane = make_dataplane("dpdk", "xconnect")
-    service = StatsService(dataplane.state, threading.Lock(), f"{directory}/stats.sock",
-                           f"{directory}/wire.sock", capacity_pps=30000.0,
-                           node_interval=0).start()
-    emu = start_emulator(vpp_sim=f"{directory}/wire.sock")
-    yield dataplane, f"{directory}/stats.sock", emu
-    emu.stop()
-    service.stop()
-    os.rmdir(directory)
+    with wired(capacity_pps=30000.0, node_interval=0) as w:
+        yield w.dataplane, w.stats_path, w.emu
 
 
 def _emu_totals(emu, port: int) -> tuple[int, int, int, int]:
@@ -331,16 +364,7 @@ def test_node_counters_reach_the_segment_each_collector_interval():
 def test_streams_with_ttl_1_are_dropped_in_the_simulator(tmp_path):
     from scapy.all import IP, UDP, Ether
 
-    directory = short_socket_dir()
-    dataplane = make_dataplane("dpdk", "l3")
-    service = StatsService(dataplane.state, threading.Lock(), f"{directory}/stats.sock",
-                           f"{directory}/wire.sock").start()
-    emu = start_emulator(vpp_sim=f"{directory}/wire.sock")
-    client = API.STLClient(server="127.0.0.1", sync_port=emu.rpc_port,
-                           async_port=emu.pub_port, verbose_level="error")
-    try:
-        client.connect()
-        client.reset(ports=[0])
+    with wired("l3") as w, client_of(w.emu) as client:
         streams = [API.STLStream(packet=API.STLPktBuilder(
             pkt=Ether() / IP(src="16.0.0.1", dst="48.0.0.1", ttl=ttl) / UDP() / ("x" * 18)),
             mode=API.STLTXSingleBurst(pps=pps, total_pkts=pps),
@@ -352,7 +376,7 @@ def test_streams_with_ttl_1_are_dropped_in_the_simulator(tmp_path):
         sent, received = port_stats[0]["opackets"], port_stats[1]["ipackets"]
         flows = client.get_pgid_stats([64, 1])["flow_stats"]
         assert (flows[64]["rx_pkts"][1], flows[1]["rx_pkts"][1]) == (300, 0)  # per stream
-        stats = VPPStats(f"{directory}/stats.sock")
+        stats = VPPStats(w.stats_path)
         stats.connect()
         dropped = stats["/err/ip4-input/time_expired"].sum()
         assert sent == 400 and received == 300 and dropped == 100
@@ -360,11 +384,6 @@ def test_streams_with_ttl_1_are_dropped_in_the_simulator(tmp_path):
                                       "/err/ip4-icmp-error/ttl_expire_sent": 100}
         assert stats["/if/drops"][:, 1].sum() == 100
         stats.disconnect()
-    finally:
-        client.disconnect()
-        emu.stop()
-        service.stop()
-        os.rmdir(directory)
 
 
 def test_the_emulator_refuses_its_own_capacity_with_the_simulator():
@@ -393,18 +412,9 @@ def test_trex_emu_with_a_bad_vpp_sim_exits_2_saying_why(extra, message):
 
 
 def test_a_simulator_that_goes_away_is_said_once_and_traffic_goes_on(capsys):
-    directory = short_socket_dir()
-    dataplane = make_dataplane()
-    service = StatsService(dataplane.state, threading.Lock(), f"{directory}/stats.sock",
-                           f"{directory}/wire.sock").start()
-    emu = start_emulator(vpp_sim=f"{directory}/wire.sock")
-    client = API.STLClient(server="127.0.0.1", sync_port=emu.rpc_port,
-                           async_port=emu.pub_port, verbose_level="error")
-    try:
-        client.connect()
-        client.reset(ports=[0])
-        service.stop()  # the simulator goes away
-        os.rmdir(directory)
+    with wired() as w, client_of(w.emu) as client:
+        w.service.stop()  # the simulator goes away
+        os.rmdir(os.path.dirname(w.stats_path))
         from scapy.all import IP, UDP, Ether
 
         client.add_streams([API.STLStream(packet=API.STLPktBuilder(
@@ -415,6 +425,3 @@ def test_a_simulator_that_goes_away_is_said_once_and_traffic_goes_on(capsys):
         assert client.get_stats(ports=[1])[1]["ipackets"] == 500  # an ideal device now
         err = capsys.readouterr().err
         assert err.count("--vpp-sim") == 1 and "going on as an ideal device" in err
-    finally:
-        client.disconnect()
-        emu.stop()
