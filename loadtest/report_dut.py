@@ -15,7 +15,10 @@ from loadtest.dut import SATURATION_VECTORS_PER_CALL as SATURATED_VPC
 # the busiest node at or above SATURATED_VPC vectors per call (and called at least
 # SATURATION_MIN_CALLS times) runs full vectors: VPP's CPU cannot keep up. The verdict's own
 # thresholds (loadtest.dut), so the words at a step agree with the one-line verdict.
-CAUSE_WORDS = {
+
+# the legend of the "where the lost packets went" chart (the verdict's own wording is
+# loadtest.dut.CHART_LABELS); drops inside VPP are labelled by node and reason
+CHART_LABELS = {
     "before-dut": "lost before VPP counted it",
     "after-dut": "lost after VPP sent it",
     "unaccounted": "unaccounted (no counter explains it)",
@@ -39,11 +42,11 @@ def cause_key(cause: dict) -> str:
     """One key per cause; a drop inside VPP is told apart by node and reason."""
     if cause.get("cause") == "dut-drop":
         return f"dropped in VPP: {cause.get('node', '?')}: {cause.get('reason', '?')}"
-    return CAUSE_WORDS.get(cause.get("cause", ""), str(cause.get("cause")))
+    return CHART_LABELS.get(cause.get("cause", ""), str(cause.get("cause")))
 
 
 def _cause_color(key: str, drops: list[str]) -> str:
-    for cause, words in CAUSE_WORDS.items():
+    for cause, words in CHART_LABELS.items():
         if key == words:
             return CAUSE_COLORS[cause]
     return DROP_COLORS[drops.index(key) % len(DROP_COLORS)]
@@ -51,9 +54,9 @@ def _cause_color(key: str, drops: list[str]) -> str:
 
 def _ordered_keys(totals: dict[str, int]) -> list[str]:
     """Before VPP, the drops inside it (most first), after VPP, the unexplained rest."""
-    drops = sorted((k for k in totals if k not in CAUSE_WORDS.values()), key=lambda k: -totals[k])
-    ends = [CAUSE_WORDS[c] for c in ("before-dut",) if CAUSE_WORDS[c] in totals]
-    tail = [CAUSE_WORDS[c] for c in ("after-dut", "unaccounted") if CAUSE_WORDS[c] in totals]
+    drops = sorted((k for k in totals if k not in CHART_LABELS.values()), key=lambda k: -totals[k])
+    ends = [CHART_LABELS[c] for c in ("before-dut",) if CHART_LABELS[c] in totals]
+    tail = [CHART_LABELS[c] for c in ("after-dut", "unaccounted") if CHART_LABELS[c] in totals]
     return ends + drops + tail
 
 
@@ -79,7 +82,7 @@ def where_chart(points: list[tuple[float, int, dict]], label: str) -> Chart | No
         for key, packets in per.items():
             totals[key] = totals.get(key, 0) + packets
     keys = [k for k in _ordered_keys(totals) if totals[k] > 0]
-    drops = [k for k in keys if k not in CAUSE_WORDS.values()]
+    drops = [k for k in keys if k not in CHART_LABELS.values()]
     layers = [(k, _cause_color(k, drops), [100.0 * per.get(k, 0) / sent for _, sent, per in rows])
               for k in keys]
     loss = Series("loss (T-Rex)", [(x, 100.0 * sum(per.values()) / sent) for x, sent, per in rows],
