@@ -100,13 +100,13 @@ class PlanState:
         self.planned[number] = Operation(op.obj, op.action, op.key, params, op.reason)
 
 
-def _protected(desired: Dataplane, live: Dataplane, dnodes: dict[str, Node]) -> set[str]:
+def _protected(live: Dataplane, dnodes: dict[str, Node], alone: set[str]) -> set[str]:
     """Owners the planner must not touch: foreign objects, and the top-level
     interfaces the config does not name that are not NICs or that carry a foreign
     object (their settings serve that object, which belongs to another tool)."""
     named = {node.owner for node in dnodes.values()}
     protected = {key for key in live.foreign if key not in named}
-    protected.update(ikey(name) for name in _left_alone(desired, live))
+    protected.update(ikey(name) for name in alone)
     return protected
 
 
@@ -143,12 +143,11 @@ def _is_nic(device_type: str | None) -> bool:
     return device_type is None or device_type in NIC_DEVICE_TYPES
 
 
-def _with_phy_defaults(desired: Dataplane, live: Dataplane) -> Dataplane:
+def _with_phy_defaults(desired: Dataplane, live: Dataplane, alone: set[str]) -> Dataplane:
     """The config plus, for every live PHY it does not name, that PHY as a
     fresh VPP has it: what leaves the file leaves VPP, so the diff takes such a
     PHY back to its defaults (down, default MTU, no address, lcp or binding)
     step by step, ordered like any other change."""
-    alone = _left_alone(desired, live)
     absent = [itf.name for itf in live.interfaces.values()
               if itf.kind is InterfaceKind.PHY and itf.name not in desired.interfaces
               and itf.name not in alone]
@@ -376,9 +375,10 @@ def plan_graph(desired: Dataplane, live: Dataplane) -> tuple[list[Operation],
 def _plan(desired: Dataplane, live: Dataplane,
           graph: list[tuple[int, ...]] | None = None) -> list[Operation]:
     _check_desired(desired, live)
-    desired = _with_phy_defaults(desired, live)
+    alone = _left_alone(desired, live)  # once: both need the same set
+    desired = _with_phy_defaults(desired, live, alone)
     state = PlanState(desired, live)
-    protected = _protected(desired, live, state.desired_nodes)
+    protected = _protected(live, state.desired_nodes, alone)
     deleted, created, updated = _diff(state, protected)
     if not (deleted or created or updated):
         return []
