@@ -58,3 +58,16 @@ def test_limits() -> None:
         parse("#" * (65 * 1024 * 1024), "x")
     with pytest.raises(ConfigError, match="refers to no complete anchor"):
         parse("a: &x [*x]\n", "x")
+
+
+def test_stdin_has_the_files_size_limit(monkeypatch):
+    """`-` reads at most the limit too, with the same way to raise it."""
+    import io
+
+    from vppcfg.config.loader import MAX_ENV, read_stream
+
+    monkeypatch.setenv(MAX_ENV, "1")
+    assert read_stream(io.BytesIO(b"interfaces: {}\n"), "<stdin>") == "interfaces: {}\n"
+    with pytest.raises(ConfigIOError, match=rf"more than 1 MiB; .*{MAX_ENV}=<MiB>") as err:
+        read_stream(io.BytesIO(b"#" * (1024 * 1024 + 1)), "<stdin>")
+    assert err.value.problems[0].file == "<stdin>"

@@ -64,14 +64,8 @@ def config_path(args: argparse.Namespace, prog: str) -> str | None:
 def read_config(path: str) -> tuple[str, str]:
     """(name, text) of a config file, or of stdin for `-`; problems reading it
     raise vppcfg.config.ConfigIOError, naming the file."""
-    from vppcfg.config import ConfigIOError, Problem, loader
+    from vppcfg.config import loader
 
     if path != STDIN:
         return path, loader.read_text(path)
-    limit = loader.max_bytes()
-    raw = sys.stdin.buffer.read(limit + 1)
-    if len(raw) > limit:
-        raise ConfigIOError([Problem(STDIN_NAME, 0, 0, "",
-                                     f"more than {limit // (1024 * 1024)} MiB; configs are "
-                                     f"limited to that (${loader.MAX_ENV} raises it)")])
-    return STDIN_NAME, loader.decode(raw, STDIN_NAME)
+    return STDIN_NAME, loader.read_stream(sys.stdin.buffer, STDIN_NAME)

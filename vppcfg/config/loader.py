@@ -15,7 +15,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path as FsPath
-from typing import Any
+from typing import Any, BinaryIO
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -161,7 +161,7 @@ def read_text(path: str) -> str:
         with open(fs, "rb") as handle:
             size = os.fstat(handle.fileno()).st_size
             if size > limit:
-                return _raise(fail(_too_big(size, limit)))
+                return _raise(fail(_too_big(f"file is {size} bytes", limit)))
             raw = handle.read(limit + 1)
     except FileNotFoundError:
         raise fail("no such file") from None
@@ -174,17 +174,27 @@ def read_text(path: str) -> str:
     except ValueError:  # e.g. a NUL character in the path
         raise fail("is not a usable file name") from None
     if len(raw) > limit:
-        raise fail(_too_big(len(raw), limit))
+        raise fail(_too_big(f"file is {len(raw)} bytes", limit))
     return decode(raw, path)
+
+
+def read_stream(handle: BinaryIO, name: str) -> str:
+    """A config from a stream (stdin), under the same size limit as a file."""
+    limit = max_bytes()
+    raw = handle.read(limit + 1)
+    if len(raw) > limit:
+        raise ConfigIOError([Problem(name, 0, 0, "", _too_big(
+            f"more than {limit // (1024 * 1024)} MiB", limit))])
+    return decode(raw, name)
 
 
 def _raise(err: Exception) -> str:
     raise err
 
 
-def _too_big(size: int, limit: int) -> str:
+def _too_big(what: str, limit: int) -> str:
     return (
-        f"file is {size} bytes; configs are limited to {limit // (1024 * 1024)} MiB "
+        f"{what}; configs are limited to {limit // (1024 * 1024)} MiB "
         f"(raise the limit with the environment variable {MAX_ENV}=<MiB>)"
     )
 
@@ -210,7 +220,8 @@ def _parse(text: str, filename: str, track: bool = False) -> Document:
     """The document; `track`: with the position of every value."""
     limit = max_bytes()
     if len(text) > limit:
-        raise ConfigIOError([Problem(filename, 0, 0, "", _too_big(len(text.encode()), limit))])
+        size = f"file is {len(text.encode())} bytes"
+        raise ConfigIOError([Problem(filename, 0, 0, "", _too_big(size, limit))])
     builder = _Builder(filename, track)
     again = False
     try:
