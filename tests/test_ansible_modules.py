@@ -94,6 +94,9 @@ def test_bad_input_and_unreachable_vpp_fail_plainly(run, tmp_path: Path) -> None
     result = run("vppcfg", {"config": CONFIG, "api_socket": str(tmp_path / "none.sock")})
     assert result["failed"] is True and result["msg"].startswith("cannot plan:")
     assert "exception" not in result
+    result = run("vppcfg", {"config": CONFIG, "allow": ["no-such-rule"]})
+    assert result["failed"] is True and "allow: no rule 'no-such-rule'" in result["msg"]
+    assert "known rules: " in result["msg"] and "nothing was changed" in result["msg"]
     result = run("vppcfg", {"config": CONFIG, "confirm": 0})
     assert result["failed"] is True and "more than 0 seconds" in result["msg"]
     assert run.sim.dataplane.mutations == 0

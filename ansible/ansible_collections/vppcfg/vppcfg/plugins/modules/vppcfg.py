@@ -175,8 +175,13 @@ def load_config(module):
     """(the checked config as a model, its warnings as lines); an invalid one
     fails the task, and so do warnings with strict."""
     from vppcfg import config
+    from vppcfg.config import verdicts
 
     params = module.params
+    unknown = [rule for rule in params["allow"] if rule not in verdicts.RULES]
+    if unknown:  # before any work, as `vppcfg --allow` refuses it while parsing options
+        module.fail_json(msg=f"allow: no rule {', '.join(map(repr, unknown))}; known rules: "
+                             f"{', '.join(sorted(verdicts.RULES))}; nothing was changed")
     try:
         if params["src"] is not None:
             desired, found = config.check_file(params["src"], params["allow"])
