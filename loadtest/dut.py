@@ -12,8 +12,10 @@ what is left of the direction's lost test packets:
 
     before-dut   port A sent - VPP counted in on I     (link, host ring, NIC: rx-miss)
     dut-drop     VPP's drop counters, by node and reason, up to what went into I
-                 and did not leave on E
-    after-dut    VPP sent on E - port B received
+                 and did not leave on E; then what E's driver dropped after VPP
+                 counted it out (its TX node's counters, e.g. af_packet's "tx ring
+                 overrun", and E's tx-error beyond them: DPDK counts both)
+    after-dut    VPP sent on E - those driver drops - port B received
     unaccounted  the rest (never hidden)
 
 A failure to read (no socket, VPP gone or restarted, a segment this reader
@@ -30,7 +32,7 @@ import socket
 import struct
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
@@ -42,7 +44,7 @@ TOP_NODES = 5
 READ_RETRIES = 50  # a read that overlaps VPP's own update of the segment is retried
 RETRY_SLEEP = 0.001
 IF_COUNTERS = ("rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "drops", "rx_miss",
-               "rx_error", "punt")
+               "rx_error", "punt", "tx_error")
 # VPP files counters of packets a node passed on beside its drop reasons (`show err` lists
 # both as errors). Two rules tell them apart, learnt on the real VPP (L2 cross-connect, ACL,
 # the names it gives in /err/): their reasons say so ("L2 input packets", "checked packets",
@@ -146,6 +148,16 @@ class DirectionCounts:
     egress_tx: int
     ingress_drops: int = 0
     ingress_rx_miss: int = 0
+    egress_tx_error: int = 0  # the driver failed to send these, after /if/tx counted them
+
+    @property
+    def tx_node(self) -> str:
+        """VPP's TX node of the egress interface's device (a sub-interface's parent's)."""
+        return tx_node_of(self.egress)
+
+
+def tx_node_of(interface: str) -> str:
+    return interface.split(".", 1)[0] + "-tx"
 
 
 def _counter(before: int, after: int) -> int:
@@ -207,10 +219,12 @@ def drop_reasons(errors: Iterable[tuple[str, str, int]], inside: int
 
 # ---- attribution ------------------------------------------------------------------------------
 
-def attribute(d: DirectionCounts, errors: list[tuple[str, str, int]]) -> list[dict]:
+def attribute(d: DirectionCounts, errors: list[tuple[str, str, int]],
+              tx_errors: Sequence[tuple[str, str, int]] = ()) -> list[dict]:
     """Causes whose packets add up to `d.lost` exactly (nothing when nothing was lost).
 
-    `errors`: VPP's drop counters that belong to this direction (see split_errors)."""
+    `errors`: VPP's drop counters that belong to this direction (see split_errors);
+    `tx_errors`: those of the egress interface's TX node (see tx_drops)."""
     left = max(0, d.lost)
     out: list[dict] = []
 
@@ -234,7 +248,21 @@ def attribute(d: DirectionCounts, errors: list[tuple[str, str, int]]) -> list[di
              f"- {d.egress} tx {d.egress_tx} = {inside} stayed inside VPP "
              f"(drops on {d.ingress}: {d.ingress_drops})", node=node, reason=reason)
         unnamed -= before - left
-    take("after-dut", d.egress_tx - d.received,
+    gap = max(0, d.egress_tx - d.received)  # counted out on E, not received on port B
+    for node, reason, packets in tx_errors:
+        before = left
+        take("dut-drop", min(packets, gap),
+             f"VPP error counter {node}: {reason} +{packets}: {d.egress}'s driver did not send "
+             f"these after VPP counted them out (tx {d.egress_tx})", node=node, reason=reason)
+        gap -= before - left
+    before = left
+    named = sum(packets for _, _, packets in tx_errors)
+    take("dut-drop", min(d.egress_tx_error - named, gap),
+         f"VPP interface counter {d.egress} tx-error +{d.egress_tx_error}: its driver did not "
+         f"send these after VPP counted them out (tx {d.egress_tx})",
+         node=d.egress, reason="tx-error")
+    gap -= before - left
+    take("after-dut", gap,
          f"VPP sent {d.egress_tx} on {d.egress}, T-Rex port {d.label.split('->')[1]} "
          f"received {d.received}")
     take("unaccounted", left,
@@ -262,10 +290,17 @@ def split_errors(errors: list[tuple[str, str, int]], inside: dict[str, int]
     return out
 
 
+def tx_drops(errors: list[tuple[str, str, int]], node: str) -> list[tuple[str, str, int]]:
+    """The drop counters of one TX node: packets /if/tx counted before the driver failed."""
+    return [e for e in errors if e[0] == node and not passing_reason(e[1])]
+
+
 def attribute_all(delta: Delta, counts: list[DirectionCounts]) -> dict[str, list[dict]]:
     inside = {c.label: max(0, c.ingress_rx - c.egress_tx) for c in counts}
-    shares = split_errors(delta.errors, inside)
-    return {c.label: attribute(c, shares[c.label]) for c in counts}
+    tx_nodes = {c.tx_node for c in counts}
+    shares = split_errors([e for e in delta.errors if e[0] not in tx_nodes], inside)
+    return {c.label: attribute(c, shares[c.label], tx_drops(delta.errors, c.tx_node))
+            for c in counts}
 
 
 def merge_causes(lists: Iterable[list[dict]]) -> list[dict]:
@@ -473,7 +508,8 @@ class StatsReader:
         rx_p, rx_b = _sum_combined(self._get("/if/rx"))
         tx_p, tx_b = _sum_combined(self._get("/if/tx"))
         simple = [_sum_simple(self._get(p)) if p in self.stats.directory else []
-                  for p in ("/if/drops", "/if/rx-miss", "/if/rx-error", "/if/punt")]
+                  for p in ("/if/drops", "/if/rx-miss", "/if/rx-error", "/if/punt",
+                            "/if/tx-error")]
         columns = [rx_p, rx_b, tx_p, tx_b, *simple]
         return {name: tuple(col[i] if i < len(col) else 0 for col in columns)
                 for i, name in enumerate(names) if name}
@@ -600,7 +636,7 @@ class DutMonitor:
         i, e = delta.interfaces.get(ingress, {}), delta.interfaces.get(egress, {})
         return DirectionCounts(label, lost, sent, received, ingress, egress,
                                i.get("rx_packets", 0), e.get("tx_packets", 0),
-                               i.get("drops", 0), i.get("rx_miss", 0))
+                               i.get("drops", 0), i.get("rx_miss", 0), e.get("tx_error", 0))
 
     def summary(self, total: Delta | None, attribution: dict[str, list[dict]],
                 sat: dict | None) -> dict:

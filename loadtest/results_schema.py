@@ -21,10 +21,12 @@ def _obj(required: list[str], **props: dict) -> dict:
 
 
 def _defs() -> dict:
+    # tx_error came later: files written before it still validate
     interface = _obj(["rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "drops", "rx_miss",
                       "rx_error", "punt"],
                      **dict.fromkeys(("rx_packets", "rx_bytes", "tx_packets", "tx_bytes",
-                                      "drops", "rx_miss", "rx_error", "punt"), COUNT))
+                                      "drops", "rx_miss", "rx_error", "punt", "tx_error"),
+                                     COUNT))
     error = _obj(["node", "reason", "packets"], node={"type": "string"},
                  reason={"type": "string"}, packets={"type": "integer", "minimum": 1})
     node = _obj(["node", "calls", "vectors", "clocks", "vectors_per_call",

@@ -116,6 +116,45 @@ def test_after_dut_is_what_vpp_sent_minus_what_came_back(gap, expected):
     assert by_cause(causes) == expected
 
 
+TX_RING = ("host-ge1-tx", "tx ring overrun")
+
+
+@pytest.mark.parametrize(("overrun", "tx_error", "expected"), [
+    # af_packet: VPP counted them out (/if/tx), then its TX node found the ring full
+    (6, 0, {"dut-drop host-ge1-tx: tx ring overrun": 6, "after-dut": 4}),
+    (10, 0, {"dut-drop host-ge1-tx: tx ring overrun": 10}),
+    (12, 0, {"dut-drop host-ge1-tx: tx ring overrun": 10}),  # never more than the gap
+    # a driver that counts /if/tx-error only
+    (0, 7, {"dut-drop host-ge1: tx-error": 7, "after-dut": 3}),
+    # DPDK counts both for the same packets: tx-error adds only what the node did not name
+    (6, 6, {"dut-drop host-ge1-tx: tx ring overrun": 6, "after-dut": 4}),
+    (6, 8, {"dut-drop host-ge1-tx: tx ring overrun": 6, "dut-drop host-ge1: tx-error": 2,
+            "after-dut": 2}),
+])
+def test_drops_of_the_egress_driver_are_inside_vpp_not_after_it(overrun, tx_error, expected):
+    d = DirectionCounts("0->1", 10, 1000, 990, "host-ge0", "host-ge1", 1000, 1000,
+                        egress_tx_error=tx_error)
+    causes = attribute(d, [], [(*TX_RING, overrun)] if overrun else [])
+    assert by_cause(causes) == expected
+    assert sum(c["packets"] for c in causes) == 10
+
+
+def test_tx_node_errors_go_to_their_direction_not_to_the_shared_drop_pool():
+    """Both directions lost 10; only 1->0's egress (host-ge0) overran its ring."""
+    d01 = DirectionCounts("0->1", 10, 1000, 990, "host-ge0", "host-ge1", 1000, 990)
+    d10 = DirectionCounts("1->0", 10, 1000, 990, "host-ge1", "host-ge0", 1000, 1000)
+    delta = diff(snap(), snap(errors={("host-ge0-tx", "tx ring overrun"): 10,
+                                      ("ip4-input", "ip4 ttl <= 1"): 10}))
+    out = attribute_all(delta, [d01, d10])
+    assert by_cause(out["0->1"]) == {"dut-drop ip4-input: ip4 ttl <= 1": 10}
+    assert by_cause(out["1->0"]) == {"dut-drop host-ge0-tx: tx ring overrun": 10}
+
+
+def test_a_sub_interfaces_tx_node_is_its_parents():
+    assert dut.tx_node_of("GigabitEthernet3/0/0.100") == "GigabitEthernet3/0/0-tx"
+    assert dut.tx_node_of("host-ge1") == "host-ge1-tx"
+
+
 def test_causes_are_taken_in_order_before_inside_after():
     # 4 before, 3 dropped inside, 2 after, 1 nobody counted: 10 lost
     causes = attribute(counts(10, sent=1000, ingress_rx=996, egress_tx=993, received=991),
@@ -200,8 +239,9 @@ def test_errors_split_between_directions_by_what_stayed_inside():
 
 def test_each_direction_reads_its_own_interfaces():
     """0->1 enters VPP on host-ge0 and leaves on host-ge1; 1->0 the other way round."""
-    a = snap({"host-ge0": (1000, 0, 500, 0, 0, 0, 0, 0), "host-ge1": (500, 0, 990, 0, 0, 0, 0, 0)})
-    delta = diff(snap({"host-ge0": (0,) * 8, "host-ge1": (0,) * 8}), a)
+    a = snap({"host-ge0": (1000, 0, 500, 0, 0, 0, 0, 0, 0),
+              "host-ge1": (500, 0, 990, 0, 0, 0, 0, 0, 0)})
+    delta = diff(snap({"host-ge0": (0,) * 9, "host-ge1": (0,) * 9}), a)
     m = DutMonitor("x", {0: "host-ge0", 1: "host-ge1"})
     both = [m.counts(delta, "0->1", 0, 1, lost=20, sent=1010, received=980),
             m.counts(delta, "1->0", 1, 0, lost=10, sent=505, received=495)]
@@ -219,14 +259,15 @@ def snap(interfaces=None, errors=None, nodes=None, heartbeat=0, t=0.0) -> Snapsh
 
 
 def test_diff_counts_from_zero_after_a_clear_and_keeps_only_moved_errors():
-    a = snap({"host-ge0": (100, 6400, 5, 320, 1, 0, 0, 0)},
+    a = snap({"host-ge0": (100, 6400, 5, 320, 1, 0, 0, 0, 0)},
              {("ip4-input", "ip4 ttl <= 1"): 50, ("l2-input", "x"): 7})
-    b = snap({"host-ge0": (30, 1920, 9, 576, 1, 2, 0, 0), "host-ge1": (1, 64, 0, 0, 0, 0, 0, 0)},
+    b = snap({"host-ge0": (30, 1920, 9, 576, 1, 2, 0, 0, 0),
+              "host-ge1": (1, 64, 0, 0, 0, 0, 0, 0, 0)},
              {("ip4-input", "ip4 ttl <= 1"): 20, ("l2-input", "x"): 7, ("a", "b"): 3})
     d = diff(a, b)
     assert d.interfaces["host-ge0"] == {"rx_packets": 30, "rx_bytes": 1920, "tx_packets": 4,
                                         "tx_bytes": 256, "drops": 0, "rx_miss": 2,
-                                        "rx_error": 0, "punt": 0}
+                                        "rx_error": 0, "punt": 0, "tx_error": 0}
     assert d.interfaces["host-ge1"]["rx_packets"] == 1  # new since a
     assert d.errors == [("ip4-input", "ip4 ttl <= 1", 20), ("a", "b", 3)]
 
@@ -356,7 +397,7 @@ class ScriptedReader:
         self.closed = True
 
 
-IFS = {"local0": (0,) * 8, "host-ge0": (0,) * 8, "host-ge1": (0,) * 8}
+IFS = {"local0": (0,) * 9, "host-ge0": (0,) * 9, "host-ge1": (0,) * 9}
 
 
 def monitor(script: list, ports=None, t=None) -> tuple[DutMonitor, io.StringIO]:
@@ -398,7 +439,7 @@ def test_monitor_says_a_failure_once_and_when():
 
 
 def test_monitor_never_counts_a_deleted_interfaces_column_as_a_port():
-    ifs = {"local0": (0,) * 8, "deleted": (0,) * 8, "host-ge0": (0,) * 8, "host-ge1": (0,) * 8}
+    ifs = {"local0": (0,) * 9, "deleted": (0,) * 9, "host-ge0": (0,) * 9, "host-ge1": (0,) * 9}
     m, _ = monitor([snap(ifs)])
     m.open([0, 1])
     assert m.ports == {0: "host-ge0", 1: "host-ge1"}
@@ -433,8 +474,8 @@ def test_run_dut_fills_samples_and_summary():
     """Three reads: start, one sample (VPP's collector ran), end. 1000 sent, 900 in, 850 out
     of VPP (50 dropped by an ACL), 850 back: 150 lost."""
     def ifs(i_rx, e_tx):
-        return {"local0": (0,) * 8, "host-ge0": (i_rx, 0, 0, 0, 0, 0, 0, 0),
-                "host-ge1": (0, 0, e_tx, 0, 0, 0, 0, 0)}
+        return {"local0": (0,) * 9, "host-ge0": (i_rx, 0, 0, 0, 0, 0, 0, 0, 0),
+                "host-ge1": (0, 0, e_tx, 0, 0, 0, 0, 0, 0)}
     errors = {("acl-plugin-in-ip4-l2", "ACL deny packets"): 50,
               ("l2-input", "L2 input packets"): 900}
     nodes0 = {"af-packet-input": (0, 0, 0)}

@@ -39,8 +39,8 @@ class Reader:
 
 
 def _ifs(i_rx: int, e_tx: int) -> dict:
-    return {"local0": (0,) * 8, "host-ge0": (i_rx, 60 * i_rx, 0, 0, 0, 0, 0, 0),
-            "host-ge1": (0, 0, e_tx, 60 * e_tx, 0, 0, 0, 0)}
+    return {"local0": (0,) * 9, "host-ge0": (i_rx, 60 * i_rx, 0, 0, 0, 0, 0, 0, 0),
+            "host-ge1": (0, 0, e_tx, 60 * e_tx, 0, 0, 0, 0, 0)}
 
 
 def ramp_run(per_node: bool = True) -> dict:
