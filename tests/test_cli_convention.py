@@ -76,6 +76,13 @@ def test_problems_in_stdin_are_named_stdin() -> None:
     assert run.stderr.startswith("vppcfg plan: <stdin>:3:10: loopbacks.loop0.mtu:"), run.stderr
 
 
+def test_check_reads_stdin_once() -> None:
+    """A second `-` would read stdin empty and refuse it as an empty file."""
+    run = _run(["-m", "vppcfg", "check", "-c", "-", "-"], stdin=CONFIG)
+    assert run.returncode == 2 and run.stdout == ""
+    assert run.stderr.strip().endswith("vppcfg check: error: `-` (stdin) given more than once")
+
+
 @pytest.mark.parametrize("command", ["plan", "apply"])
 def test_one_config_file_exactly(command: str, tmp_path: Path) -> None:
     cfg = tmp_path / "a.yaml"

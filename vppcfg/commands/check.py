@@ -14,7 +14,7 @@ import json
 import sys
 from typing import Any
 
-from vppcfg import config
+from vppcfg import config, exits
 from vppcfg.commands.allow import add_allow_option, add_strict_option, rules_epilog
 from vppcfg.commands.common import read_config
 from vppcfg.config import verdicts
@@ -53,7 +53,11 @@ def run(args: argparse.Namespace) -> int:
     if not files:
         args.parser.print_usage(sys.stderr)
         print("vppcfg check: error: give a config file (-c FILE or FILE)", file=sys.stderr)
-        return 2
+        return exits.USAGE
+    if files.count("-") > 1:  # stdin holds one file: a second read would see it empty
+        args.parser.print_usage(sys.stderr)
+        print("vppcfg check: error: `-` (stdin) given more than once", file=sys.stderr)
+        return exits.USAGE
     results = [_check(path, args.allow, args.strict) for path in files]
     if args.format == "json":
         print(json.dumps(results if len(results) > 1 else results[0], indent=2))
