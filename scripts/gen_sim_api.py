@@ -338,6 +338,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.vpp_repo or args.release:
         if not (args.vpp_repo and args.release):
             parser.error("--vpp-repo and --release go together")
+        if args.release == DEFINED_RELEASE:  # would overwrite the set --check keeps in step
+            parser.error(f"{DEFINED_RELEASE} is generated from {SOURCE.name}: run without "
+                         "--vpp-repo and --release")
         return _write_release(args)
     try:
         files = generate(SOURCE.read_text(encoding="utf-8"))

@@ -207,6 +207,17 @@ def test_generated_definitions_are_current() -> None:
     assert run.returncode == 0, run.stderr
 
 
+def test_generating_the_defined_release_from_a_tag_is_refused(tmp_path: Path) -> None:
+    """26.10 comes from sim_api.def; a tag's vppapigen must not overwrite it."""
+    before = {p: p.read_bytes() for p in (ROOT / "vppcfg/sim/api/26.10").rglob("*.api.json")}
+    script = ROOT / "scripts" / "gen_sim_api.py"
+    run = subprocess.run([sys.executable, str(script), "--vpp-repo", str(tmp_path),
+                          "--release", "26.10"], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "26.10 is generated from sim_api.def" in run.stderr
+    assert before and before == {p: p.read_bytes()
+                                  for p in (ROOT / "vppcfg/sim/api/26.10").rglob("*.api.json")}
+
+
 def test_message_ids_follow_vpp() -> None:
     api = ApiDefinitions()
     # vpp_papi hard-codes these two; memclnt is numbered first, from 1
