@@ -114,8 +114,9 @@ def test_failed_apply_returns_the_report_and_rolls_back(run, vpp_sim_factory) ->
 
 def test_unconfirmed_change_rolls_itself_back(run, tmp_path: Path) -> None:
     armed = run("vppcfg", {"config": CONFIG, "confirm": 1})
-    assert armed["changed"] is True
-    assert loopback(run.sim) is not None
+    # not read back from VPP here: on a loaded machine the timer may already have run
+    assert armed["changed"] is True and armed["report"].startswith("applied "), armed
+    assert "create loopback interface instance 0" in armed["plan"]
     result = tmp_path / "state" / "last-rollback"
     end = time.monotonic() + 30
     while not result.exists() and time.monotonic() < end:
