@@ -147,6 +147,7 @@ _trex_loadtest__ramp() {
             --sport) COMPREPLY=(); return ;;
             --dport) COMPREPLY=(); return ;;
             -o|--output) _filedir; return ;;
+            --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
             --stats-tick) COMPREPLY=(); return ;;
             --drain) COMPREPLY=(); return ;;
             --dut-stats) _filedir; return ;;
@@ -161,7 +162,7 @@ _trex_loadtest__ramp() {
             --loss-threshold) COMPREPLY=(); return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--async-port --bidirectional --dport --drain --dst --duration --dut-ports --dut-stats --flows --force --help --hold --ipv6 --latency --link-speed --loss-threshold --output --ports --profile --quiet --rate --sample-interval --server --sport --src --start-rate --stats-tick --sync-port --timeout --trex-client-path --tunables --unidirectional --warmup --warmup-rate -b -hd -o -p -q -rd -rt -s -t -u -wd -wm" -- "$cur"))
+        COMPREPLY=($(compgen -W "--async-port --bidirectional --dport --drain --dst --duration --dut-ports --dut-stats --flows --force --format --help --hold --ipv6 --latency --link-speed --loss-threshold --output --ports --profile --quiet --rate --sample-interval --server --sport --src --start-rate --stats-tick --sync-port --timeout --trex-client-path --tunables --unidirectional --warmup --warmup-rate -b -hd -o -p -q -rd -rt -s -t -u -wd -wm" -- "$cur"))
     fi
 }
 _trex_loadtest__ndr() {
@@ -183,6 +184,7 @@ _trex_loadtest__ndr() {
             --sport) COMPREPLY=(); return ;;
             --dport) COMPREPLY=(); return ;;
             -o|--output) _filedir; return ;;
+            --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
             --stats-tick) COMPREPLY=(); return ;;
             --drain) COMPREPLY=(); return ;;
             --dut-stats) _filedir; return ;;
@@ -199,7 +201,7 @@ _trex_loadtest__ndr() {
             --warmup) COMPREPLY=(); return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--async-port --bidirectional --dport --drain --dst --duration-sum --dut-ports --dut-stats --exceed-ratio --flows --force --help --initial-duration --ipv6 --latency --link-speed --max-rate --max-search-time --min-rate --output --pdr --ports --precision --profile --quiet --server --sport --src --stats-tick --sync-port --timeout --trex-client-path --trial-duration --tunables --unidirectional --warmup -b -o -p -q -s -t -u" -- "$cur"))
+        COMPREPLY=($(compgen -W "--async-port --bidirectional --dport --drain --dst --duration-sum --dut-ports --dut-stats --exceed-ratio --flows --force --format --help --initial-duration --ipv6 --latency --link-speed --max-rate --max-search-time --min-rate --output --pdr --ports --precision --profile --quiet --server --sport --src --stats-tick --sync-port --timeout --trex-client-path --trial-duration --tunables --unidirectional --warmup -b -o -p -q -s -t -u" -- "$cur"))
     fi
 }
 _trex_loadtest__report() {

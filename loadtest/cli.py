@@ -12,6 +12,7 @@ Exit codes: 0 ok, 1 the run failed, 2 usage or I/O error, 130 interrupted (Ctrl-
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -70,6 +71,10 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     o = p.add_argument_group("output")
     o.add_argument("-o", "--output", type=Path, help="write the run as JSON here")
     o.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+    o.add_argument("--format", choices=("text", "json"), default="text",
+                   help="json: at the end print the run on stdout, as -o writes it (its "
+                   "JSON Schema: python -m loadtest.results_schema), whatever its status; "
+                   "text (default): nothing on stdout")
     o.add_argument("--stats-tick", type=float, default=0.01,
                    help="seconds the server's counters may trail a read (default 0.01: the real"
                         " T-Rex's are current at every read)")
@@ -319,6 +324,17 @@ def _status(result: dict) -> int:
     return 0
 
 
+def _finish(args: argparse.Namespace, result: dict, summary: list[str]) -> int:
+    """The summary on stderr, the run on stdout with --format json; the exit code."""
+    if not args.quiet:
+        for text in summary:
+            print(text, file=sys.stderr)
+    if args.format == "json":
+        json.dump(result, sys.stdout, indent=2)
+        print()
+    return _status(result)
+
+
 def cmd_ramp(args: argparse.Namespace) -> int:
     from loadtest.graphrb import graph_vars
     from loadtest.ramp import RampPlan, RampRun, summary_lines
@@ -349,10 +365,7 @@ def cmd_ramp(args: argparse.Namespace) -> int:
                       line, args.loss_threshold / 100.0, run_vars,
                       args.output, Progress(total, quiet=args.quiet), dut=dut)
         result = run.run()
-    if not args.quiet:
-        for text in summary_lines(result):
-            print(text, file=sys.stderr)
-    return _status(result)
+    return _finish(args, result, summary_lines(result))
 
 
 def cmd_ndr(args: argparse.Namespace) -> int:
@@ -387,10 +400,7 @@ def cmd_ndr(args: argparse.Namespace) -> int:
         result = run_ndr(session, spec, directions(tuple(args.ports), args.bidirectional), plan,
                          line, run_vars, args.output,
                          Progress(None, quiet=args.quiet, every=1.0), dut=dut)
-    if not args.quiet:
-        for text in summary_lines(result):
-            print(text, file=sys.stderr)
-    return _status(result)
+    return _finish(args, result, summary_lines(result))
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -334,3 +334,20 @@ def test_ramp_is_not_fooled_by_late_stats_replies(trex_emu_factory):
     assert all(row["offered_pps"] <= asked for asked, row in rows)
     (d0,) = run["summary"]["directions"]
     assert not d0["generator_limited"] and d0["lossless_pps"] == 1e6
+
+
+@pytest.mark.parametrize("command", ["ramp", "ndr"])
+def test_format_json_prints_the_run_as_the_file_holds_it(trex_emu_factory, tmp_path, capsys,
+                                                         command):
+    import jsonschema
+
+    from loadtest.results_schema import schema
+
+    emu = trex_emu_factory(capacity_pps=(1e6, 1e6), time_scale=10.0, stats_tick=0.001)
+    out = tmp_path / f"{command}.json"
+    capsys.readouterr()
+    run = (_ramp(emu, out, "--format", "json") if command == "ramp"
+           else _ndr(emu, out, 0.05, "--format", "json"))
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == run and printed["status"] == "complete"
+    jsonschema.validate(printed, schema())
