@@ -33,6 +33,7 @@ from vppcfg.model import (
     VxlanTunnel,
     phy_at_defaults,
 )
+from vppcfg.objects.acl import acl_indexes
 
 G = [f"GigabitEthernet3/0/{n}" for n in range(4)]
 
@@ -254,7 +255,7 @@ def run_cli_plan(conn: Any, desired: Dataplane, run_text: Any = None) -> list[st
 
     texts: list[str] = []
     for _ in range(2):
-        text = render_cli(plan(desired, conn.dump()), conn.acl_indexes())
+        text = render_cli(plan(desired, conn.dump()), acl_indexes(conn))
         texts.append(text)
         (run_text or by_line)(text)
         if RUN_AGAIN not in text:

@@ -111,7 +111,7 @@ def test_missing_message_and_version_choice(vpp_sim_factory):
         default_model(), {"bond_create2", "vxlan_tunnel_v2_dump", "sw_bond_interface_dump"}))
     with connect(handle) as conn:
         assert conn.pick("bond_create2", "bond_create") == "bond_create"
-        with pytest.raises(VppMessageMissing, match=r"lacks bond_create2; VPP >= 21\.06 needed"):
+        with pytest.raises(VppMessageMissing, match=r"this VPP lacks bond_create2$"):
             conn.pick("bond_create2")
         with pytest.raises(VppMessageMissing):
             conn.call("bond_create2", mode=5, lb=1)

@@ -19,9 +19,11 @@ from vppcfg import config
 from vppcfg.apply import apply_config
 from vppcfg.model import Acl, AclTerm, InterfaceAcls
 from vppcfg.objects import render_cli
-from vppcfg.objects.base import NONE_INDEX, RenderContext
+from vppcfg.objects.acl import acl_indexes
+from vppcfg.objects.base import RenderContext
 from vppcfg.planner import plan
 from vppcfg.vpp import VppConnection
+from vppcfg.vpp_numbers import NONE_INDEX
 
 WEB = Acl("web-in", terms=(AclTerm("permit", family="ipv4", protocol=6,),))
 
@@ -33,7 +35,7 @@ def _bound(*pairs: tuple[str, Acl]) -> Any:
 
 
 def _one_round(conn: Any, desired: Any) -> str:
-    text = render_cli(plan(desired, conn.dump()), conn.acl_indexes())
+    text = render_cli(plan(desired, conn.dump()), acl_indexes(conn))
     for line in text.splitlines():
         conn.cli(line)
     return text
@@ -58,7 +60,7 @@ def test_slots_freed_at_the_pools_end_are_not_guessed(vpp_sim: Any) -> None:
         conn.call("acl_del", acl_index=1)
         text = _one_round(conn, _bound((G[0], SSH)))
         assert "set acl-plugin interface" not in text
-        assert conn.acl_indexes()[SSH.name] == 1
+        assert acl_indexes(conn)[SSH.name] == 1
         run_cli_plan(conn, _bound((G[0], SSH)))  # the next plan binds it
 
 
@@ -68,11 +70,11 @@ def test_a_replaced_acl_takes_the_slot_the_plan_freed(vpp_sim: Any) -> None:
     other = Acl("other-in", terms=(AclTerm("deny", family="ipv4", protocol=17),))
     with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
         assert apply_config(conn, _bound((G[0], SSH), (G[1], WEB))).ok
-        freed = conn.acl_indexes()[SSH.name]
+        freed = acl_indexes(conn)[SSH.name]
         desired = _bound((G[0], other), (G[1], WEB))
         text = _one_round(conn, desired)
         assert f"set acl-plugin interface {G[0]} input acl {freed}" in text
-        assert conn.acl_indexes()["other-in"] == freed
+        assert acl_indexes(conn)["other-in"] == freed
         assert plan(desired, conn.dump()) == []
 
 
@@ -142,5 +144,5 @@ def test_vppctl_exec_of_the_plan_reaches_the_config(vpp_real_factory: Any) -> No
         renamed = config.loads(CONFIG.replace("ssh-in", "ssh-v2"))
         texts = run_cli_plan(conn, renamed, vpp.exec_text)
         assert len(texts) == 1, texts
-        assert conn.acl_indexes() == {"ssh-v2": 0}
+        assert acl_indexes(conn) == {"ssh-v2": 0}
         assert plan(renamed, conn.dump()) == []

@@ -18,6 +18,7 @@ from tests.apply_models import bare, dataplanes, matches, run_cli_plan, sample_a
 from vppcfg.apply import apply_config, format_outcome
 from vppcfg.model import Dataplane
 from vppcfg.objects import render_cli
+from vppcfg.objects.acl import acl_indexes
 from vppcfg.planner import plan
 from vppcfg.vpp import VppConnection
 
@@ -110,7 +111,7 @@ def test_bridge_settings_and_sflow_changes_both_paths(vpp_sim_factory):
             apply_ok(api, desired)
             apply_cli(cli, desired)
             assert _without_macs(cli.dump()) == _without_macs(api.dump())
-        text = render_cli(plan(steps[1], cli.dump()), cli.acl_indexes())
+        text = render_cli(plan(steps[1], cli.dump()), acl_indexes(cli))
         assert "set bridge-domain arp term 10" in text and "set bridge-domain mac-age 10 5" in text
         assert "sflow enable-disable GigabitEthernet3/0/3" in text
 

@@ -77,7 +77,7 @@ def test_foreign_object_an_owned_one_needs_stays_in_the_config():
 
 
 def test_acl_tags_that_are_not_config_names_are_foreign():
-    from vppcfg.vpp.dump import looks_like_ours
+    from vppcfg.objects.acl import looks_like_ours
 
     assert looks_like_ours("ssh-in") and looks_like_ours("v6-dns")
     assert not looks_like_ours("") and not looks_like_ours("Some ACL")

@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from vppcfg.model import BondLoadBalance, BondMode, Encapsulation, InterfaceKind
+from vppcfg.objects import DESCRIPTORS
+from vppcfg.objects.needs import Dump
 from vppcfg.vpp.dump import RawDump, build_dataplane
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -25,30 +27,22 @@ def final_raw(scenario: str) -> RawDump:
         pytest.skip("shared/vpp/traces not available")
     calls = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     start = max(i for i, c in enumerate(calls) if c["call"] == "sw_interface_dump")
+    tables = {dump.messages[0]: dump.table for desc in DESCRIPTORS for dump in desc.reads
+              if isinstance(dump, Dump)}
     raw = RawDump()
     for c in calls[start:]:
         name, replies = c["call"], c.get("replies") or []
-        if name == "sw_interface_dump":
-            raw.interfaces = replies
-        elif name == "ip_address_dump":
-            raw.addresses.setdefault(c["args"]["sw_if_index"], []).extend(
+        if name == "ip_address_dump":
+            raw.by_index("addresses").setdefault(c["args"]["sw_if_index"], []).extend(
                 r["prefix"] for r in replies)
-        elif name == "bridge_domain_dump" and c["args"].get("bd_id") == 0xFFFFFFFF:
-            raw.bridge_domains = replies
         elif name == "sw_member_interface_dump":
-            raw.bond_members[c["args"]["sw_if_index"]] = replies
-        elif name == "sflow_interface_dump" and c["args"].get("hw_if_index") == 0xFFFFFFFF:
-            raw.sflow_interfaces = [r["hw_if_index"] for r in replies]
-        else:
-            attr = {
-                "l2_xconnect_dump": "l2xc", "sw_bond_interface_dump": "bonds",
-                "sw_interface_tap_v2_dump": "taps", "vxlan_tunnel_v2_dump": "vxlans",
-                "lcp_itf_pair_get": "lcp_pairs", "ip_unnumbered_dump": "unnumbered",
-                "mpls_interface_dump": "mpls", "acl_dump": "acls",
-                "acl_interface_list_dump": "acl_interfaces",
-            }.get(name)
-            if attr:
-                setattr(raw, attr, replies)
+            raw.by_index("bond_members")[c["args"]["sw_if_index"]] = replies
+        elif name == "bridge_domain_dump" and c["args"].get("bd_id") != 0xFFFFFFFF:
+            continue  # one bridge asked again: not the whole table
+        elif name == "sflow_interface_dump" and c["args"].get("hw_if_index") != 0xFFFFFFFF:
+            continue
+        elif name in tables:
+            raw[tables[name]] = replies
     return raw
 
 
@@ -79,8 +73,8 @@ def test_bonds_modes_members_and_qinq_sub():
 def test_lcp_host_taps_are_not_interfaces():
     raw = final_raw("08")
     dp = build_dataplane(raw)
-    hosts = {p["host_sw_if_index"] for p in raw.lcp_pairs}
-    host_names = {i["interface_name"] for i in raw.interfaces if i["sw_if_index"] in hosts}
+    hosts = {p["host_sw_if_index"] for p in raw.rows("lcp_pairs")}
+    host_names = {i["interface_name"] for i in raw.rows("interfaces") if i["sw_if_index"] in hosts}
     assert host_names and not host_names & set(dp.interfaces)
     assert not dp.taps
     assert dp.interfaces["host-veth1a"].lcp == "vpp1"

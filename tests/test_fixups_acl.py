@@ -12,9 +12,10 @@ from tests.apply_models import SSH, G, dp, phy
 from vppcfg.apply import apply_config, format_outcome
 from vppcfg.model import InterfaceAcls
 from vppcfg.objects import render_cli
-from vppcfg.objects.base import NONE_INDEX as NONE
+from vppcfg.objects.acl import acl_indexes
 from vppcfg.planner import plan
 from vppcfg.vpp import VppConnection
+from vppcfg.vpp_numbers import NONE_INDEX as NONE
 
 
 def with_acl() -> object:
@@ -63,7 +64,7 @@ def test_acl_used_by_a_foreign_interface_is_kept_and_the_binding_untouched():
 
 def _run_cli_plan(conn, desired) -> None:
     """Apply as an operator would: the plan's CLI text, line by line."""
-    text = render_cli(plan(desired, conn.dump()), conn.acl_indexes())
+    text = render_cli(plan(desired, conn.dump()), acl_indexes(conn))
     for line in text.splitlines():
         conn.cli(line)
 
@@ -79,7 +80,7 @@ def test_cli_plan_does_not_reuse_the_index_of_an_untagged_acl(vpp_sim):
         _run_cli_plan(conn, with_acl())
         live = conn.dump()
         assert live.interfaces[G[0]].acls.input == (SSH.name,)
-        assert conn.acl_indexes()[SSH.name] == 1
+        assert acl_indexes(conn)[SSH.name] == 1
         assert plan(with_acl(), live) == []
 
 

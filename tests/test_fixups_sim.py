@@ -9,13 +9,13 @@ from typing import Any
 
 from tests.apply_models import dp, phy
 from vppcfg.apply import apply_config, format_outcome
+from vppcfg.objects.sflow import parse_hw_table
 from vppcfg.sim.__main__ import build_parser, make_dataplane
 from vppcfg.sim.cli import SimCli
 from vppcfg.sim.dataplane import SimDataplane
 from vppcfg.sim.inventory import default_inventory
 from vppcfg.sim.plugins._util import linux
 from vppcfg.vpp import VppConnection
-from vppcfg.vpp.connection import parse_hw_table
 
 NONE = 0xFFFFFFFF
 

@@ -202,19 +202,19 @@ def test_an_operation_that_raises_counts_after_what_was_queued_before_it(vpp_sim
 
 
 def test_every_message_the_code_names_is_in_the_modules_loaded():
-    """vppcfg loads only API_MODULES (and the *_types files): every message
+    """vppcfg loads only api_modules() (and the *_types files): every message
     the executors, the dump and the backend name must be defined in them."""
     import json
 
     from vppcfg.sim.codec import DEFAULT_API_DIR
-    from vppcfg.vpp.connection import API_MODULES, api_files
+    from vppcfg.vpp.connection import api_files, api_modules
     from vppcfg.vpp.definitions import API_MESSAGES
 
     def messages(files: list[str]) -> set[str]:
         return {m[0] for f in files for m in json.loads(Path(f).read_text())["messages"]}
 
     every = messages(api_files(DEFAULT_API_DIR))
-    loaded = messages(api_files(DEFAULT_API_DIR, API_MODULES))
+    loaded = messages(api_files(DEFAULT_API_DIR, api_modules()))
     named = (_api_words() | API_MESSAGES) & every
     assert len(named) > 50
     assert named <= loaded, sorted(named - loaded)
@@ -259,10 +259,10 @@ def test_the_subset_builds_what_the_whole_files_build():
     from vpp_papi import VPPApiJSONFiles
 
     from vppcfg.sim.codec import DEFAULT_API_DIR
-    from vppcfg.vpp.connection import API_MODULES, api_files
+    from vppcfg.vpp.connection import api_files, api_modules
     from vppcfg.vpp.definitions import API_MESSAGES, subset
 
-    files = api_files(DEFAULT_API_DIR, API_MODULES)
+    files = api_files(DEFAULT_API_DIR, api_modules())
     part, services = VPPApiJSONFiles.process_json_str(subset(files, API_MESSAGES))
     whole: dict[str, Any] = {}
     for path in files:

@@ -111,3 +111,36 @@ def test_injection_is_stopped_before_rendering(tmp_path: Path, bad: str,
     out, err = capsys.readouterr()
     assert out == ""
     assert "inject.yaml" in err and "Traceback" not in err
+
+
+ACL_CONFIG = """\
+interfaces:
+  GigabitEthernet3/0/0:
+    acls:
+      input: [ssh-in]
+acls:
+  ssh-in:
+    terms:
+      - action: permit
+        protocol: tcp
+        destination-port: ssh
+"""
+
+
+def test_a_binding_left_to_the_next_plan_is_said(tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """The printed CLI cannot bind an ACL it creates where VPP's choice of
+    index is unknown: stderr says so, with the binding, and how to get it in
+    one go; JSON carries every operation and needs no such warning."""
+    path = tmp_path / "acl.yaml"
+    path.write_text(ACL_CONFIG)
+    assert main(["plan", "--novpp", "-c", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert "run vppcfg plan again to bind it" in out
+    assert ("vppcfg plan: warning: the printed CLI leaves 1 ACL binding(s) to a second plan"
+            in err)
+    assert "interfaces/GigabitEthernet3/0/0/acls (ACL ssh-in)" in err
+    assert main(["plan", "--novpp", "--format", "json", "-c", str(path)]) == 0
+    out, err = capsys.readouterr()
+    assert "warning" not in err
+    assert any(op["obj"] == "interface-acls" for op in json.loads(out)["operations"])

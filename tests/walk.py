@@ -470,41 +470,47 @@ def snapshot(conn: Any, macs: MacNames, namespaces: dict[str, str] | None = None
     only what the model keeps), with indexes replaced by names, MACs by ``macs`` and
     Linux namespaces renamed by ``namespaces``: two VPPs in the same state give equal
     snapshots."""
+    from vppcfg.objects.sflow import SETTERS
     from vppcfg.vpp.dump import collect
 
+    sflow_fields = [(name, field) for name, (_, field, _) in SETTERS.items()]
     raw = collect(conn)
-    names = {d["sw_if_index"]: d["interface_name"] for d in raw.interfaces}
+    names = {d["sw_if_index"]: d["interface_name"] for d in raw.rows("interfaces")}
     names[NONE] = "none"
     # An lcp host tap is named by its pair: VPP numbers them (tap4096, ...) in the
     # order pairs are made, which the API and the CLI paths need not share.
-    hosts = {p["host_sw_if_index"]: f"lcp-host-{p['host_if_name']}" for p in raw.lcp_pairs}
+    hosts = {p["host_sw_if_index"]: f"lcp-host-{p['host_if_name']}"
+             for p in raw.rows("lcp_pairs")}
     names.update(hosts)
-    hw_names = {hw: names[sw] for hw, sw in raw.hw_to_sw.items()}
+    hw_names = {hw: names[sw] for hw, sw in raw.tables.get("hw_to_sw", {}).items()}
     clean = _Cleaner(names, macs, namespaces or {})
     numbered = ("interface_name", "dev_name", "id")
-    acl_tags = {a["acl_index"]: a["tag"] for a in raw.acls}
+    acl_tags = {a["acl_index"]: a["tag"] for a in raw.rows("acls")}
     return {
         "interfaces": {names[d["sw_if_index"]]: clean(
-            d, drop=numbered if d["sw_if_index"] in hosts else ()) for d in raw.interfaces},
-        "addresses": {names[i]: sorted(a) for i, a in raw.addresses.items()},
-        "bridge_domains": {d["bd_id"]: clean(d) for d in raw.bridge_domains},
-        "l2xc": sorted(tuple(sorted(clean(d).items())) for d in raw.l2xc),
-        "bonds": {names[d["sw_if_index"]]: clean(d) for d in raw.bonds},
+            d, drop=numbered if d["sw_if_index"] in hosts else ())
+            for d in raw.rows("interfaces")},
+        "addresses": {names[i]: sorted(a) for i, a in raw.by_index("addresses").items()},
+        "bridge_domains": {d["bd_id"]: clean(d) for d in raw.rows("bridge_domains")},
+        "l2xc": sorted(tuple(sorted(clean(d).items())) for d in raw.rows("l2xc")),
+        "bonds": {names[d["sw_if_index"]]: clean(d) for d in raw.rows("bonds")},
         "bond_members": {names[b]: sorted((clean(m) for m in ms), key=str)
-                         for b, ms in raw.bond_members.items()},
+                         for b, ms in raw.by_index("bond_members").items()},
         "taps": {names[d["sw_if_index"]]: clean(
-            d, drop=numbered if d["sw_if_index"] in hosts else ()) for d in raw.taps},
-        "vxlans": {names[d["sw_if_index"]]: clean(d) for d in raw.vxlans},
-        "lcp_pairs": {names[d["phy_sw_if_index"]]: clean(d) for d in raw.lcp_pairs},
-        "unnumbered": sorted(tuple(sorted(clean(d).items())) for d in raw.unnumbered),
-        "mpls": sorted(names[d["sw_if_index"]] for d in raw.mpls),
-        "sflow_interfaces": sorted(hw_names.get(hw, f"hw{hw}") for hw in raw.sflow_interfaces),
-        "sflow": raw.sflow,
-        "acls": {a["tag"]: clean(a, drop=("acl_index",)) for a in raw.acls},
+            d, drop=numbered if d["sw_if_index"] in hosts else ()) for d in raw.rows("taps")},
+        "vxlans": {names[d["sw_if_index"]]: clean(d) for d in raw.rows("vxlans")},
+        "lcp_pairs": {names[d["phy_sw_if_index"]]: clean(d) for d in raw.rows("lcp_pairs")},
+        "unnumbered": sorted(tuple(sorted(clean(d).items())) for d in raw.rows("unnumbered")),
+        "mpls": sorted(names[d["sw_if_index"]] for d in raw.rows("mpls")),
+        "sflow_interfaces": sorted(hw_names.get(d["hw_if_index"], f"hw{d['hw_if_index']}")
+                                   for d in raw.rows("sflow_interfaces")),
+        "sflow": {name: raw[f"sflow_{name}"][field] for name, field in sflow_fields
+                  if f"sflow_{name}" in raw},
+        "acls": {a["tag"]: clean(a, drop=("acl_index",)) for a in raw.rows("acls")},
         "acl_interfaces": {names[d["sw_if_index"]]: {
             "input": [acl_tags[i] for i in d["acls"][:d["n_input"]]],
             "output": [acl_tags[i] for i in d["acls"][d["n_input"]:]]}
-            for d in raw.acl_interfaces if d["count"]},
+            for d in raw.rows("acl_interfaces") if d["count"]},
     }
 
 

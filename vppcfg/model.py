@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
-from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from dataclasses import dataclass, field, fields
+from typing import Any, Generic, TypeVar
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -311,3 +311,9 @@ class Dataplane:
     # of objects present in VPP that vppcfg did not create (no vppcfg tag).
     # The planner never prunes or changes them unless the config names them.
     foreign: frozenset[str] = frozenset()
+
+    def collections(self) -> list[tuple[str, FrozenDict[str, Any]]]:
+        """(field name, objects) of each collection of named objects: the
+        field name is the first part of its objects' node keys."""
+        return [(f.name, value) for f in fields(self)
+                if isinstance(value := getattr(self, f.name), FrozenDict)]

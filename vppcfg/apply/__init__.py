@@ -281,12 +281,9 @@ def claim_new(current: Dataplane, before: Dataplane) -> Dataplane:
     """
     if not current.foreign:
         return current
-    existed = {f"{c}/{k}" for c in _COLLECTIONS for k in getattr(before, c)}
+    existed = {f"{c}/{k}" for c, objects in before.collections() for k in objects}
     keep = frozenset(k for k in current.foreign if k in existed)
     return current if keep == current.foreign else replace(current, foreign=keep)
-
-
-_COLLECTIONS = ("interfaces", "bonds", "vxlan_tunnels", "taps", "bridge_domains", "acls")
 
 
 def _context(conn: Any) -> VppContext:

@@ -33,7 +33,9 @@ from vppcfg.commands.plan import (
     add_detailed_exitcode,
     detailed_exit,
     preflight_warnings,
+    warn_deferred,
 )
+from vppcfg.objects.acl import acl_indexes
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = exits.OK, exits.FAILED, exits.USAGE
 RESULT_VERSION = 1  # of the --format json document (schema/apply-result.schema.json)
@@ -241,7 +243,8 @@ def _dry_run(conn: Any, desired: Any, args: argparse.Namespace) -> int:
     ops = plan(desired, conn.dump())
     findings = preflight_warnings(ops, conn.offer(), args.config, desired, "vppcfg apply",
                                   text=args.config_text)
-    text = render_cli(ops, conn.acl_indexes())
+    deferred: list[str] = []
+    text = render_cli(ops, acl_indexes(conn), deferred)
     if text and not text.endswith("\n"):
         text += "\n"
     if args.result is None:
@@ -250,6 +253,8 @@ def _dry_run(conn: Any, desired: Any, args: argparse.Namespace) -> int:
         args.result.update(planned=[op.as_dict() for op in ops],
                            preflight=[f.as_dict() for f in findings], report=text)
     print(f"# dry run: {len(ops)} change(s) would be made; nothing was changed", file=sys.stderr)
+    if args.result is None:
+        warn_deferred(deferred, "vppcfg apply")
     if findings:
         return NEEDS_ATTENTION
     return detailed_exit(args, EXIT_OK, len(ops))

@@ -35,6 +35,7 @@ from vppcfg.commands.common import (
     write_output,
 )
 from vppcfg.model import Dataplane, FrozenDict, InterfaceKind, phy_at_defaults
+from vppcfg.objects.acl import acl_indexes
 
 if TYPE_CHECKING:
     from vppcfg.ops import Operation
@@ -126,7 +127,7 @@ def _live(args: argparse.Namespace
 
     try:
         with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
-            return conn.dump(), conn.acl_indexes(), conn.offer(), 0
+            return conn.dump(), acl_indexes(conn), conn.offer(), 0
     except VppError as err:
         print(f"vppcfg plan: {err}", file=sys.stderr)
         return None, {}, None, 2
@@ -189,13 +190,14 @@ def _plan(args: argparse.Namespace) -> tuple[int, int]:
         live, acl_indexes, offer, code = _live(args)
         if live is None:
             return code, 0
+    deferred: list[str] = []
     try:
         ops = plan(desired, live)
         findings = preflight_warnings(ops, offer, args.config, desired, text=args.config_text)
         if args.format == "json":
             text = _json(ops, findings, warnings)
         else:
-            text = render_cli(ops, acl_indexes)
+            text = render_cli(ops, acl_indexes, deferred)
     except (PlanError, RenderError) as err:
         print(f"vppcfg plan: {err}", file=sys.stderr)
         return 1, 0
@@ -204,4 +206,15 @@ def _plan(args: argparse.Namespace) -> tuple[int, int]:
     counts = summary(ops)
     print(f"vppcfg plan: {counts['create']} to create, {counts['update']} to change, "
           f"{counts['delete']} to delete", file=sys.stderr)
+    warn_deferred(deferred, "vppcfg plan")
     return (NEEDS_ATTENTION if findings and not code else code), len(ops)
+
+
+def warn_deferred(deferred: list[str], prog: str) -> None:
+    """Say that the printed CLI stops short of the file's state, and why."""
+    if deferred:
+        print(f"{prog}: warning: the printed CLI leaves {len(deferred)} ACL binding(s) to a "
+              "second plan, run after it: VPP chooses a new ACL's index and its CLI binds "
+              f"ACLs by index only ({', '.join(deferred[:3])}"
+              f"{', ...' if len(deferred) > 3 else ''}); `vppcfg apply` binds them in one go",
+              file=sys.stderr)

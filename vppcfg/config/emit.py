@@ -16,6 +16,7 @@ import yaml
 from vppcfg.config import tables
 from vppcfg.config.build import SETTINGS
 from vppcfg.config.names import DEVICE_TYPES
+from vppcfg.config.sections import SECTIONS
 from vppcfg.model import (
     Acl,
     AclTerm,
@@ -369,11 +370,7 @@ def _annotate(text: str, dp: Dataplane) -> str:
         elif iface and iface.kind is InterfaceKind.LOOPBACK:
             marked.add(("loopbacks", name))
         else:
-            section = {
-                "bonds": "bondethernets",
-                "bridge_domains": "bridgedomains",
-            }.get(collection, collection)
-            marked.add((section, name))
+            marked.add((SECTIONS.get(collection, collection), name))
     out: list[str] = []
     section = parent = ""
     for line in text.splitlines():

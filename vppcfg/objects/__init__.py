@@ -55,12 +55,14 @@ def render_op(op: Operation, rc: RenderContext | None = None) -> list[str]:
     return descriptor(op.obj).render(op, rc if rc is not None else RenderContext())
 
 
-def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None = None) -> str:
+def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None = None,
+               deferred: list[str] | None = None) -> str:
     """The plan as VPP CLI: one command per line, grouped under comments.
 
     ``acl_indexes`` maps the names of ACLs already in VPP to their index (the
-    CLI addresses ACLs by index); a binding of a new ACL is left to the next
-    plan (see RenderContext).
+    CLI addresses ACLs by index); a binding of a new ACL whose index cannot be
+    known is left to the next plan (see RenderContext) and its key added to
+    ``deferred``.
     """
     ops = list(ops)
     rc = RenderContext(dict(acl_indexes or {}))
@@ -73,6 +75,8 @@ def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None =
         if op.reason and op.action == "delete":  # a recreate's create repeats it
             lines.append(f"comment {{ {comment_text(op.key + ': ' + op.reason)} }}")
         lines += render_op(op, rc)
+    if deferred is not None:
+        deferred.extend(rc.deferred)
     return "\n".join(lines) + "\n" if lines else ""
 
 

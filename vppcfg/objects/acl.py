@@ -13,9 +13,10 @@ import ipaddress
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from vppcfg.model import AclTerm, Dataplane, PrefixList
+from vppcfg.model import Acl as AclModel
+from vppcfg.model import AclTerm, Dataplane, FrozenDict, PortRange, PrefixList
+from vppcfg.model import InterfaceAcls as AclLists
 from vppcfg.objects.base import (
-    NONE_INDEX,
     Descriptor,
     Node,
     NodeContext,
@@ -25,10 +26,15 @@ from vppcfg.objects.base import (
     field_of,
     token,
 )
-from vppcfg.objects.needs import ACL, DELETE, Uses
+from vppcfg.objects.interface import canonical_prefix
+from vppcfg.objects.needs import ACL, DELETE, EVERY_INTERFACE, Dump, Uses
+from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
+from vppcfg.vpp_numbers import ACL_ACTION, NONE_INDEX
 
-ACTIONS = {"deny": 0, "permit": 1, "permit+reflect": 2}
+ACTIONS = ACL_ACTION  # the model's words are VPP's: forward for writing,
+ACTION_NAMES = {number: word for word, number in ACL_ACTION.items()}  # inverse for reading
+MAX_NAME = 56  # the config language's limit on an ACL name
 ICMP_PROTOCOLS = (1, 58)
 ANY = {4: "0.0.0.0/0", 6: "::/0"}
 
@@ -65,9 +71,10 @@ def acl_key(name: str) -> str:
 
 class Acl(Descriptor):
     obj = "acl"
+    api_modules = ("acl",)
     uses = (Uses(("acl_add_replace",), ACL, ("create", "update")),
             Uses(("acl_del",), ACL, DELETE), Uses(("acl_dump",), ACL))
-    reads = (Uses(("acl_dump",), ACL),)
+    reads = (Dump("acls", ("acl_dump",), ACL, args=(("acl_index", NONE_INDEX),)),)
     # An ACL bound to an interface vppcfg leaves alone is kept: unbinding it
     # would silently drop filtering on an interface the config does not manage.
     kept_while_used = True
@@ -99,6 +106,18 @@ class Acl(Descriptor):
         ctx.call("acl_add_replace", acl_index=index, tag=name, count=len(rules), r=rules)
 
 
+    def read(self, raw: RawDump, reading: Reading) -> None:
+        acls: dict[str, AclModel] = {}
+        details = sorted(raw.rows("acls"), key=lambda a: a["acl_index"])
+        names = acl_names(details)
+        for a in details:
+            name = names[a["acl_index"]]
+            acls[name] = AclModel(name=name, terms=tuple(_term(r) for r in a["r"]))
+            if not looks_like_ours(a["tag"]) or name != a["tag"]:
+                reading.foreign.add(acl_key(name))
+        reading.sections["acls"] = FrozenDict(acls)
+
+
 def _rule_cli(rule: tuple[Any, ...]) -> str:
     action, src, dst, proto, sf, sl, df, dl = rule
     words = [token(action), "src", token(src), "dst", token(dst)]
@@ -116,6 +135,61 @@ def _rule_api(rule: tuple[Any, ...]) -> dict[str, Any]:
             "tcp_flags_mask": 0, "tcp_flags_value": 0}
 
 
+def _term(rule: dict[str, Any]) -> AclTerm:
+    """The inverse of _rule_api."""
+    src, dst, proto = rule["src_prefix"], rule["dst_prefix"], rule["proto"]
+    first = PortRange(rule["srcport_or_icmptype_first"], rule["srcport_or_icmptype_last"])
+    second = PortRange(rule["dstport_or_icmpcode_first"], rule["dstport_or_icmpcode_last"])
+    ports: dict[str, PortRange] = (
+        # ICMP types and codes are 8 bits: a CLI rule without them holds 0-65535, i.e. any
+        {"icmp_type": _icmp(first), "icmp_code": _icmp(second)}
+        if proto in ICMP_PROTOCOLS
+        else {"source_port": first, "destination_port": second}
+    )
+    return AclTerm(action=ACTION_NAMES.get(rule["is_permit"], "deny"),
+                   family="ipv6" if ":" in src else "ipv4",
+                   source=canonical_prefix(src), destination=canonical_prefix(dst),
+                   protocol=proto, **ports)
+
+
+def _icmp(values: PortRange) -> PortRange:
+    return PortRange(min(values.first, 255), min(values.last, 255))
+
+
+def acl_names(details: list[dict[str, Any]]) -> dict[int, str]:
+    """acl_index -> the ACL's name in the model: its tag, or ``acl-index-N``
+    when it has none or an ACL with a lower index has the same tag. Every
+    ACL gets a name, so CLI rendering knows every index that is taken."""
+    names: dict[int, str] = {}
+    seen: set[str] = set()
+    for a in sorted(details, key=lambda a: a["acl_index"]):
+        tag = a["tag"]
+        name = tag if tag and tag not in seen else f"acl-index-{a['acl_index']}"
+        seen.add(name)
+        names[a["acl_index"]] = name
+    return names
+
+
+def looks_like_ours(tag: str) -> bool:
+    """An ACL tag vppcfg could have written: a valid config ACL name."""
+    from vppcfg.config.names import LIST_NAME_RE
+
+    return len(tag) <= MAX_NAME and bool(LIST_NAME_RE.fullmatch(tag))
+
+
+def acl_indexes(conn: Any) -> dict[str, int]:
+    """ACL name -> index of every ACL in VPP, named as the dump names them,
+    for rendering CLI that addresses ACLs by index (untagged ones too: the
+    index a new ACL gets is predicted from all the taken ones). `conn` is a
+    vppcfg.vpp.VppConnection."""
+    from vppcfg.vpp.plain import plain_list
+
+    if not conn.has_message("acl_dump"):
+        return {}
+    details = plain_list(conn.call("acl_dump", acl_index=NONE_INDEX))
+    return {name: index for index, name in acl_names(details).items()}
+
+
 def find_acl(ctx: VppContext, name: str) -> int:
     for details in ctx.call("acl_dump", acl_index=NONE_INDEX):
         if field_of(details, "tag") == name:
@@ -127,8 +201,9 @@ class InterfaceAcls(Descriptor):
     """The ordered input/output ACL lists of one interface."""
 
     obj = "interface-acls"
+    api_modules = ("acl",)
     uses = (Uses(("acl_interface_set_acl_list",), ACL), Uses(("acl_dump",), ACL))
-    reads = (Uses(("acl_interface_list_dump",), ACL),)
+    reads = (Dump("acl_interfaces", ("acl_interface_list_dump",), ACL, args=EVERY_INTERFACE),)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:
@@ -151,6 +226,7 @@ class InterfaceAcls(Descriptor):
                if op.action == "create" or direction in old for acl in op.params[direction]]
         unknown = [acl for _, acl in add if not rc.knows_acl(acl)]
         if unknown:  # created by this plan at an index VPP picks (see RenderContext)
+            rc.deferred.append(f"{op.key} (ACL {unknown[0]})")
             return [*lines, f"comment {{ {comment_text(op.key)}: ACL {comment_text(unknown[0])} "
                     "is created above at an index VPP chooses: run vppcfg plan again to bind it }"]
         return [*lines, *(f"set acl-plugin interface {name} {direction} acl {rc.acl_index(acl)}"
@@ -162,3 +238,13 @@ class InterfaceAcls(Descriptor):
         acls = [find_acl(ctx, n) for n in (*inputs, *outputs)]
         ctx.call("acl_interface_set_acl_list", sw_if_index=ctx.sw_if_index(op.params["name"]),
                  count=len(acls), n_input=len(inputs), acls=acls)
+
+    def read(self, raw: RawDump, reading: Reading) -> None:
+        names = acl_names(raw.rows("acls"))
+        for entry in raw.rows("acl_interfaces"):
+            if not entry["acls"]:
+                continue
+            named = [names.get(a, f"acl-index-{a}") for a in entry["acls"]]
+            n_in = entry["n_input"]
+            reading.set(entry["sw_if_index"],
+                        acls=AclLists(input=tuple(named[:n_in]), output=tuple(named[n_in:])))

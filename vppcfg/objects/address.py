@@ -4,17 +4,38 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable
+from typing import Any
 
 from vppcfg.model import Dataplane
 from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, RenderContext, fd, ikey, token
-from vppcfg.objects.needs import Uses
+from vppcfg.objects.needs import EVERY_INTERFACE, Dump, Uses
+from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
+from vppcfg.vpp_numbers import ADDRESS_IN_USE, IP6_ADDRESS_IN_USE
 
 
 class Address(Descriptor):
     obj = "address"
+    api_modules = ("ip",)
+    hints = tuple(("sw_interface_add_del_address", rv,
+                   "another interface has this address or subnet")
+                  for rv in (ADDRESS_IN_USE, IP6_ADDRESS_IN_USE))
     uses = (Uses(("sw_interface_add_del_address",)),)
     reads = (Uses(("ip_address_dump",)),)
+
+    def follow_up(self, raw: RawDump, reading: Reading) -> list[tuple[str, dict[str, Any]]]:
+        """v4 and v6 addresses per interface (VPP has no "all interfaces" form);
+        the interface reader (objects.interface) puts them on each interface."""
+        return [("ip_address_dump", {"sw_if_index": index, "is_ipv6": v6})
+                for index in reading.names if index not in reading.hidden
+                for v6 in (False, True)]
+
+    def take(self, raw: RawDump, requests: list[tuple[str, dict[str, Any]]],
+             results: list[Any]) -> None:
+        out = raw.by_index("addresses")
+        for (_, args), details in zip(requests, results, strict=True):
+            if details:
+                out.setdefault(args["sw_if_index"], []).extend(str(d.prefix) for d in details)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:
@@ -41,8 +62,15 @@ class Address(Descriptor):
 
 class Unnumbered(Descriptor):
     obj = "unnumbered"
+    api_modules = ("ip",)
     uses = (Uses(("sw_interface_set_unnumbered",)),)
-    reads = (Uses(("ip_unnumbered_dump",)),)
+    reads = (Dump("unnumbered", ("ip_unnumbered_dump",), args=EVERY_INTERFACE),)
+
+    def read(self, raw: RawDump, reading: Reading) -> None:
+        for u in raw.rows("unnumbered"):
+            source = reading.names.get(u["ip_sw_if_index"])
+            if source is not None:
+                reading.set(u["sw_if_index"], unnumbered=source)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:

@@ -13,14 +13,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
-from vppcfg.model import Dataplane, Interface
-from vppcfg.objects.needs import Uses
+from vppcfg.model import Dataplane, FrozenDict, Interface
+from vppcfg.objects.needs import Dump, Uses
+from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
-
-VPPCFG_TAG = "vppcfg"
-NONE_INDEX = 0xFFFFFFFF
 
 
 class RenderError(ValueError):
@@ -61,6 +59,7 @@ class RenderContext:
         self.acl_indexes = dict(acl_indexes or {})
         self._said: set[str] = set()
         self._freed: list[int] = []  # slots this plan's deletes freed, last on top
+        self.deferred: list[str] = []  # bindings left to the next plan (see the class)
 
     def once(self, line: str) -> list[str]:
         if line in self._said:
@@ -138,7 +137,12 @@ class Descriptor:
     # The API messages its operations send and the dumps that read it back,
     # with their plugins (vppcfg.objects.needs): the preflight checks them.
     uses: tuple[Uses, ...] = ()
-    reads: tuple[Uses, ...] = ()
+    reads: tuple[Uses | Dump, ...] = ()
+    # The *.api.json files (VPP's module names) that define those messages,
+    # beyond the basic ones (vppcfg.vpp.connection loads only these).
+    api_modules: tuple[str, ...] = ()
+    # What a bare retval most likely means: (message prefix, retval, hint)
+    hints: tuple[tuple[str, int, str], ...] = ()
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         raise NotImplementedError
@@ -151,9 +155,9 @@ class Descriptor:
         """None: the change is made in place; else why delete + create."""
         return None
 
-    def adjust(self, state: Any) -> None:
-        """Refine the planned operations (a vppcfg.planner.PlanState): add
-        ordering edges or parameters a single node cannot know."""
+    def adjust(self, plan: PlanView) -> None:
+        """Refine the planned operations: add ordering edges or parameters a
+        single node cannot know."""
         return None
 
     def noop(self, op: Operation) -> bool:
@@ -165,6 +169,40 @@ class Descriptor:
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
         return None
+
+    # -- reading back (see vppcfg.objects.reading) --
+
+    def follow_up(self, raw: RawDump, reading: Reading) -> list[tuple[str, dict[str, Any]]]:
+        """Requests that need the first wave's answers (asked in a second one)."""
+        return []
+
+    def take(self, raw: RawDump, requests: list[tuple[str, dict[str, Any]]],
+             results: list[Any]) -> None:
+        """Keep the follow-up's results in `raw`."""
+        return None
+
+    def mark(self, raw: RawDump, reading: Reading) -> None:
+        """Say what interface indexes are before interfaces are modelled."""
+        return None
+
+    def read(self, raw: RawDump, reading: Reading) -> None:
+        """Put this object type's part of the model into `reading`."""
+        return None
+
+
+class PlanView(Protocol):
+    """What an ``adjust`` hook sees of the plan being made (the planner's
+    PlanState): the operations, the desired dataplane's indexes, and how to
+    order or refine an operation."""
+
+    planned: list[Operation]
+    desired_ctx: NodeContext
+
+    def get(self, action: str, key: str) -> Operation | None: ...
+
+    def edge(self, before: Operation, after: Operation) -> None: ...
+
+    def replace(self, op: Operation, params: FrozenDict[str, Any]) -> None: ...
 
 
 class NodeContext:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-from vppcfg.model import BondLoadBalance, BondMode, Dataplane
+from vppcfg.model import Bond as BondModel
+from vppcfg.model import BondLoadBalance, BondMode, Dataplane, FrozenDict, InterfaceKind
 from vppcfg.objects.base import (
     Claim,
     Descriptor,
@@ -17,14 +19,17 @@ from vppcfg.objects.base import (
     token,
 )
 from vppcfg.objects.interface import tag_cli, tag_created
-from vppcfg.objects.needs import CREATE, DELETE, TAG, Uses, pick
+from vppcfg.objects.needs import CREATE, DELETE, EVERY_INTERFACE, TAG, Dump, Uses, pick
+from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
+from vppcfg.vpp_numbers import BOND_LB, BOND_MODE, ZERO_MAC
 
-MODE_API = {
-    BondMode.ROUND_ROBIN: 1, BondMode.ACTIVE_BACKUP: 2, BondMode.XOR: 3,
-    BondMode.BROADCAST: 4, BondMode.LACP: 5,
-}
-LB_API = {BondLoadBalance.L2: 0, BondLoadBalance.L34: 1, BondLoadBalance.L23: 2}
+# The model's words are VPP's: forward for writing, inverse for reading.
+MODE_API = {mode: BOND_MODE[mode] for mode in BondMode}
+MODE_MODEL = {number: mode for mode, number in MODE_API.items()}
+LB_API = {lb: BOND_LB[lb] for lb in BondLoadBalance}
+LB_MODEL = {number: lb for lb, number in LB_API.items()}
+HASHING = (BondMode.XOR, BondMode.LACP)  # the modes that have a load-balance
 
 
 def bond_key(name: str) -> str:
@@ -42,14 +47,16 @@ class Bond(Descriptor):
     a bond would change the bond alone, and the next first member overwrites it."""
 
     obj = "bond"
+    api_modules = ("bond",)
     uses = (CREATE_BOND, TAG, Uses(("bond_delete",), actions=DELETE))
-    reads = (Uses(("sw_bond_interface_dump", "sw_interface_bond_dump")),
-             Uses(("sw_member_interface_dump", "sw_interface_slave_dump")))
+    # the older message (renamed in 21.06) takes no arguments
+    reads = (Dump("bonds", ("sw_bond_interface_dump",), args=EVERY_INTERFACE),
+             Dump("bonds", ("sw_interface_bond_dump",)))
     optional = ("mac",)  # no MAC in the config: whatever VPP gave it
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for bond in dp.bonds.values():
-            lb = bond.load_balance if bond.mode in (BondMode.XOR, BondMode.LACP) else None
+            lb = bond.load_balance if bond.mode in HASHING else None
             value = fd(name=bond.name, instance=bond.instance, mode=str(bond.mode),
                        load_balance=str(lb) if lb else None,
                        mac=bond.mac.lower() if bond.mac else None)
@@ -80,12 +87,31 @@ class Bond(Descriptor):
         lb = LB_API[BondLoadBalance(p["load_balance"])] if p["load_balance"] else 0
         args = dict(id=p["instance"], mode=MODE_API[BondMode(p["mode"])], lb=lb,
                     numa_only=False, use_custom_mac=bool(p["mac"]),
-                    mac_address=p["mac"] or "00:00:00:00:00:00")
+                    mac_address=p["mac"] or ZERO_MAC)
         if pick(ctx, CREATE_BOND) == "bond_create2":
             reply = ctx.call("bond_create2", enable_gso=False, **args)
         else:
             reply = ctx.call("bond_create", **args)
         tag_created(ctx, p["name"], field_of(reply, "sw_if_index"))
+
+    def mark(self, raw: RawDump, reading: Reading) -> None:
+        reading.kinds.update((b["sw_if_index"], InterfaceKind.BOND) for b in raw.rows("bonds"))
+
+    def read(self, raw: RawDump, reading: Reading) -> None:
+        bonds: dict[str, BondModel] = {}
+        members = raw.by_index("bond_members")
+        for b in raw.rows("bonds"):
+            itf = reading.interface(b["sw_if_index"])
+            if itf is None:
+                continue
+            mode = MODE_MODEL.get(b["mode"], BondMode.LACP)
+            lb = LB_MODEL.get(b["lb"]) if mode in HASHING else None
+            names = sorted(m["interface_name"] for m in members.get(b["sw_if_index"], ()))
+            bonds[itf.name] = BondModel(name=itf.name, instance=b["id"], mode=mode,
+                                        load_balance=lb, members=tuple(names), mac=itf.mac)
+            if reading.foreign_interface(itf.name):
+                reading.foreign.add(bond_key(itf.name))
+        reading.sections["bonds"] = FrozenDict(sorted(bonds.items()))
 
 
 class BondInterface(Descriptor):
@@ -102,7 +128,31 @@ class BondInterface(Descriptor):
 
 class BondMember(Descriptor):
     obj = "bond-member"
+    api_modules = ("bond",)
     uses = (ADD_MEMBER, DETACH_MEMBER)
+    reads = (Uses(("sw_member_interface_dump", "sw_interface_slave_dump")),)
+
+    def follow_up(self, raw: RawDump, reading: Reading) -> list[tuple[str, dict[str, Any]]]:
+        # the members' message of the same generation as the bonds' (21.06)
+        new = raw.sources.get("bonds") == "sw_bond_interface_dump"
+        message = "sw_member_interface_dump" if new else "sw_interface_slave_dump"
+        return [(message, {"sw_if_index": b["sw_if_index"]})
+                for b in raw.rows("bonds") if b.get("members", b.get("slaves", 1))]
+
+    def take(self, raw: RawDump, requests: list[tuple[str, dict[str, Any]]],
+             results: list[Any]) -> None:
+        from vppcfg.vpp.plain import plain_list
+
+        members = raw.by_index("bond_members")
+        for (_, args), details in zip(requests, results, strict=True):
+            members[args["sw_if_index"]] = plain_list(details)
+
+    def read(self, raw: RawDump, reading: Reading) -> None:
+        """A member's MAC is the bond's (VPP gives it to every member): the
+        bond's setting, which a config may not name on the member."""
+        for details in raw.by_index("bond_members").values():
+            for member in details:
+                reading.set(member["sw_if_index"], mac=None)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for bond in dp.bonds.values():

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from vppcfg.model import Dataplane
+from vppcfg.model import BridgeDomain as BridgeModel
+from vppcfg.model import BridgeSettings, Dataplane, FrozenDict
 from vppcfg.objects.base import (
-    VPPCFG_TAG,
     Claim,
     Descriptor,
     Node,
@@ -16,8 +16,10 @@ from vppcfg.objects.base import (
     ikey,
     token,
 )
-from vppcfg.objects.needs import UPDATE, Uses, pick
+from vppcfg.objects.needs import UPDATE, Dump, Uses, pick
+from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
+from vppcfg.vpp_numbers import NONE_INDEX, OWNER_TAG
 
 # Model setting -> (bridge_domain_add_del field, bridge_flags bit, CLI word)
 FLAGS = {
@@ -27,6 +29,12 @@ FLAGS = {
     "uu_flood": ("uu_flood", 8, "uu-flood"),
     "arp_term": ("arp_term", 16, "arp term"),
     "arp_ufwd": ("arp_ufwd", 32, "arp-ufwd"),
+}
+# BridgeSettings field -> bridge_domain_details field: the reading side of FLAGS
+DETAILS = {
+    "learn": "learn", "unicast_forward": "forward", "unicast_flood": "flood",
+    "unknown_unicast_flood": "uu_flood", "arp_termination": "arp_term",
+    "arp_unicast_forward": "arp_ufwd", "mac_age_minutes": "mac_age",
 }
 PORT_NORMAL, PORT_BVI = 0, 1
 VTR_DISABLED, VTR_POP_1, VTR_POP_2 = 0, 3, 4
@@ -59,10 +67,33 @@ ADD_DEL = Uses(("bridge_domain_add_del_v2", "bridge_domain_add_del"))
 
 class BridgeDomain(Descriptor):
     obj = "bridge-domain"
+    api_modules = ("l2",)
     uses = (ADD_DEL,
             Uses(("bridge_domain_set_mac_age",), actions=UPDATE),
             Uses(("bridge_flags",), actions=UPDATE))
-    reads = (Uses(("bridge_domain_dump",)),)
+    reads = (Dump("bridge_domains", ("bridge_domain_dump",),
+                  args=(("bd_id", NONE_INDEX), ("sw_if_index", NONE_INDEX))),)
+
+    def read(self, raw: RawDump, reading: Reading) -> None:
+        """Members and BVI too: VPP reports them with the bridge."""
+        bridges: list[BridgeModel] = []
+        for b in raw.rows("bridge_domains"):
+            if b["bd_id"] == 0:  # VPP's own default bridge
+                continue
+            bvi_index = b["bvi_sw_if_index"]
+            bvi = reading.names.get(bvi_index) if bvi_index != NONE_INDEX else None
+            ports = [m["sw_if_index"] for m in b["sw_if_details"] if m["sw_if_index"] != bvi_index]
+            mtus = [itf.mtu for i in (*ports, bvi_index) if (itf := reading.interface(i))]
+            name = f"bd{b['bd_id']}"
+            bridges.append(BridgeModel(
+                name=name, bd_id=b["bd_id"], mtu=max(mtus) if mtus else 1500, bvi=bvi,
+                members=tuple(sorted(reading.names[i] for i in ports if i in reading.names)),
+                settings=BridgeSettings(**{f: b[field] for f, field in DETAILS.items()}),
+            ))
+            if b["bd_tag"] != OWNER_TAG:
+                reading.foreign.add(bd_key(name))
+        bridges.sort(key=lambda bd: bd.bd_id)
+        reading.sections["bridge_domains"] = FrozenDict((bd.name, bd) for bd in bridges)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for bd in dp.bridge_domains.values():
@@ -82,7 +113,7 @@ class BridgeDomain(Descriptor):
             flags = " ".join(f"{word.replace(' ', '-')} {int(bool(p[name]))}"
                              for name, (_, _, word) in FLAGS.items())
             return [f"create bridge-domain {bd_id} {flags} mac-age {int(p['mac_age'])} "
-                    f"bd-tag {VPPCFG_TAG}"]
+                    f"bd-tag {OWNER_TAG}"]
         lines = []
         for name in p["previous"]:
             if name == "mac_age":
@@ -104,13 +135,14 @@ class BridgeDomain(Descriptor):
             return
         args = {api: bool(p[name]) for name, (api, _, _) in FLAGS.items()}
         args.update(bd_id=p["bd_id"], mac_age=p["mac_age"], is_add=op.action == "create")
-        ctx.call(pick(ctx, ADD_DEL), bd_tag=VPPCFG_TAG, **args)
+        ctx.call(pick(ctx, ADD_DEL), bd_tag=OWNER_TAG, **args)
 
 
 class BridgeMember(Descriptor):
     """A bridge port; sub-interfaces get their VLAN tags popped on the way in."""
 
     obj = "bridge-member"
+    api_modules = ("l2",)
     uses = (Uses(("sw_interface_set_l2_bridge",)), Uses(("l2_interface_vlan_tag_rewrite",)))
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
@@ -159,6 +191,7 @@ class BridgeBvi(Descriptor):
     """The bridge's routed interface (a loopback), one per bridge."""
 
     obj = "bridge-bvi"
+    api_modules = ("l2",)
     uses = (Uses(("sw_interface_set_l2_bridge",)),)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:

@@ -3,28 +3,37 @@ settings every kind has: MTU, admin state and MAC."""
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Any
 
-from vppcfg.model import Dataplane, FrozenDict, Interface, InterfaceKind
+from vppcfg.model import Dataplane, Encapsulation, FrozenDict, Interface, InterfaceKind
 from vppcfg.objects.base import (
-    VPPCFG_TAG,
     Claim,
     Descriptor,
     Node,
     NodeContext,
+    PlanView,
     RenderContext,
     fd,
     field_of,
     ikey,
     token,
 )
-from vppcfg.objects.needs import CREATE, DELETE, TAG, Uses
+from vppcfg.objects.needs import CREATE, DELETE, EVERY_INTERFACE, TAG, Dump, Uses
+from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
-
-if TYPE_CHECKING:
-    from vppcfg.planner import PlanState
+from vppcfg.vpp_numbers import (
+    IF_ADMIN_UP,
+    OWNER_TAG,
+    SUB_DOT1AD,
+    SUB_EXACT_MATCH,
+    SUB_ONE_TAG,
+    SUB_TWO_TAGS,
+    UNSPECIFIED,
+    ZERO_MAC,
+)
 
 
 def instance_of(name: str) -> int:
@@ -38,18 +47,23 @@ def instance_of(name: str) -> int:
 def tag_created(ctx: VppContext, name: str, sw_if_index: int) -> None:
     """Remember a new interface and mark it as ours."""
     ctx.learn(name, sw_if_index)
-    ctx.call("sw_interface_tag_add_del", is_add=True, sw_if_index=sw_if_index, tag=VPPCFG_TAG)
+    ctx.call("sw_interface_tag_add_del", is_add=True, sw_if_index=sw_if_index, tag=OWNER_TAG)
 
 
 def tag_cli(name: str) -> str:
-    return f"set interface tag {token(name)} {VPPCFG_TAG}"
+    return f"set interface tag {token(name)} {OWNER_TAG}"
 
 
 class Phy(Descriptor):
-    """A PHY exists or not; the planner never creates or deletes one."""
+    """A PHY exists or not; the planner never creates or deletes one.
+
+    Its reader models every interface VPP has (the other interface types
+    `mark` theirs first), with the settings every kind has; the other object
+    types then add what is theirs (lcp, l2xc, addresses, ...)."""
 
     obj = "phy"
-    reads = (Uses(("sw_interface_dump",)),)
+    api_modules = ("interface",)
+    reads = (Dump("interfaces", ("sw_interface_dump",), args=EVERY_INTERFACE),)
     virtual = True
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
@@ -57,9 +71,82 @@ class Phy(Descriptor):
             if itf.kind is InterfaceKind.PHY:
                 yield Node(key, self.obj, fd(kind="phy"), owner=key)
 
+    def read(self, raw: RawDump, reading: Reading) -> None:
+        addresses = raw.by_index("addresses")
+        for index in sorted(reading.details):
+            d = reading.details[index]
+            kind = _kind(reading, d)
+            if kind is None:
+                continue
+            itf = _interface(d, kind, reading.names, addresses.get(index, ()))
+            reading.kept[index] = itf
+            if kind is not InterfaceKind.PHY and d["tag"] != OWNER_TAG:
+                reading.foreign.add(ikey(itf.name))
+
+
+def _kind(reading: Reading, d: dict[str, Any]) -> InterfaceKind | None:
+    """The model kind of an interface detail, or None for VPP-internal ones."""
+    index = d["sw_if_index"]
+    if index in reading.hidden or d["interface_dev_type"] == "local":
+        return None
+    parent_index = d["sup_sw_if_index"]
+    if parent_index != index:
+        parent = reading.details.get(parent_index)
+        # only subs of top-level interfaces we model (not local0.N, lcp taps)
+        if parent is None or parent["sup_sw_if_index"] != parent_index:
+            return None
+        return InterfaceKind.SUB if _kind(reading, parent) is not None else None
+    if index in reading.kinds:
+        return reading.kinds[index]
+    if d["interface_dev_type"] == "Loopback":
+        return InterfaceKind.LOOPBACK
+    return InterfaceKind.PHY
+
+
+def _interface(d: dict[str, Any], kind: InterfaceKind, names: dict[int, str],
+               addresses: Any) -> Interface:
+    mtu = d["mtu"][0] or d["link_mtu"]  # 0: never set, VPP uses the hw MTU
+    mac = d["l2_address"]
+    common = {
+        "kind": kind,
+        "mtu": mtu,
+        "state": "up" if d["flags"] & IF_ADMIN_UP else "down",
+        "addresses": tuple(sorted(canonical_prefix(a) for a in addresses)),
+    }
+    if kind is InterfaceKind.SUB:
+        parent = names[d["sup_sw_if_index"]]
+        return Interface(
+            name=f"{parent}.{d['sub_id']}",
+            mac=None if mac == ZERO_MAC else mac,
+            parent=parent,
+            sub_id=d["sub_id"],
+            encapsulation=_encapsulation(d),
+            **common,
+        )
+    device = d["interface_dev_type"] if kind is InterfaceKind.PHY else None
+    return Interface(name=d["interface_name"], mac=mac, device_type=device, **common)
+
+
+def canonical_prefix(prefix: str) -> str:
+    return str(ipaddress.ip_interface(prefix))
+
+
+def _encapsulation(d: dict[str, Any]) -> Encapsulation:
+    """The inverse of SubInterface.execute's flags."""
+    flags = d["sub_if_flags"]
+    outer = d["sub_outer_vlan_id"]
+    two = bool(flags & SUB_TWO_TAGS) or d["sub_number_of_tags"] == 2
+    return Encapsulation(
+        dot1q=0 if flags & SUB_DOT1AD else outer,
+        dot1ad=outer if flags & SUB_DOT1AD else 0,
+        inner_dot1q=d["sub_inner_vlan_id"] if two else 0,
+        exact_match=bool(flags & SUB_EXACT_MATCH),
+    )
+
 
 class Loopback(Descriptor):
     obj = "loopback"
+    api_modules = ("interface",)
     uses = (Uses(("create_loopback_instance",), actions=CREATE), TAG,
             Uses(("delete_loopback",), actions=DELETE))
 
@@ -85,15 +172,16 @@ class Loopback(Descriptor):
             ctx.forget(name)
             return
         reply = ctx.call("create_loopback_instance", is_specified=True,
-                         user_instance=op.params["instance"], mac_address="00:00:00:00:00:00")
+                         user_instance=op.params["instance"], mac_address=ZERO_MAC)
         tag_created(ctx, name, field_of(reply, "sw_if_index"))
 
-
-SUB_ONE_TAG, SUB_TWO_TAGS, SUB_DOT1AD, SUB_EXACT_MATCH = 2, 4, 8, 16
 
 
 class SubInterface(Descriptor):
     obj = "sub-interface"
+    api_modules = ("interface",)
+    hints = (("create_subif", UNSPECIFIED,
+              "another sub-interface of this parent matches these VLAN tags"),)
     uses = (Uses(("create_subif",), actions=CREATE), TAG,
             Uses(("delete_subif",), actions=DELETE))
 
@@ -166,6 +254,7 @@ class Mtu(Descriptor):
     """The packet MTU; on a PHY also the hardware MTU (kept equal)."""
 
     obj = "mtu"
+    api_modules = ("interface",)
     uses = (Uses(("hw_interface_set_mtu",)), Uses(("sw_interface_set_mtu",)))
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
@@ -197,34 +286,37 @@ class Mtu(Descriptor):
             ctx.call("sw_interface_set_mtu", sw_if_index=ctx.sw_if_index(sub),
                      mtu=[int(sub_mtu), 0, 0, 0])
 
-    def adjust(self, state: PlanState) -> None:
+    def adjust(self, plan: PlanView) -> None:
         """Order MTU changes between parents and children (raise parents first,
         lower children first) and re-set subs after a PHY's hw MTU change."""
-        for op in [o for o in state.planned if o.obj == self.obj and o.action == "update"]:
+        for op in [o for o in plan.planned if o.obj == self.obj and o.action == "update"]:
             parent = op.params["name"]
             new, old = op.params["value"], op.params["previous"]["value"]
             resubs: dict[str, int] = {}
-            for child in state.desired_ctx.children.get(parent, ()):
+            for child in plan.desired_ctx.children.get(parent, ()):
                 mtu_key = f"{ikey(child.name)}/{self.obj}"
-                child_op = state.get("update", mtu_key)
+                child_op = plan.get("update", mtu_key)
                 if child_op is not None:
                     if new > old:
-                        state.edge(op, child_op)
+                        plan.edge(op, child_op)
                     else:
-                        state.edge(child_op, op)
+                        plan.edge(child_op, op)
                         if op.params["hw"]:
                             resubs[child.name] = child.mtu
-                elif (created := state.get("create", mtu_key)) is not None:
+                elif (created := plan.get("create", mtu_key)) is not None:
                     if op.params["hw"]:
-                        state.edge(op, created)
+                        plan.edge(op, created)
                 elif op.params["hw"] and child.mtu != new:
                     resubs[child.name] = child.mtu
             if resubs:
-                state.replace(op, op.params.replace("resubs", resubs))
+                plan.replace(op, op.params.replace("resubs", resubs))
 
 
 class State(Descriptor):
     obj = "state"
+    api_modules = ("interface",)
+    hints = (("sw_interface_set_flags", UNSPECIFIED,
+              "a sub-interface can be set up only while its parent is up"),)
     uses = (Uses(("sw_interface_set_flags",)),)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
@@ -239,18 +331,18 @@ class State(Descriptor):
     def noop(self, op: Operation) -> bool:
         return op.action == "create" and op.params["value"] == "down"  # new interfaces are down
 
-    def adjust(self, state: PlanState) -> None:
+    def adjust(self, plan: PlanView) -> None:
         """VPP sets a sub-interface up only while its parent is up ("super-interface
         must be up"), and keeps it up when the parent goes down. So a sub wanted up
         under a parent wanted down is set up with the parent lifted around it (the
         parent's own state change, if any, comes first)."""
-        interfaces = state.desired_ctx.dp.interfaces
-        for op in list(state.planned):
+        interfaces = plan.desired_ctx.dp.interfaces
+        for op in list(plan.planned):
             if op.obj != self.obj or op.action == "delete" or op.params["value"] != "up":
                 continue
             parent = interfaces[op.params["name"]].parent
             if parent and interfaces[parent].state == "down":
-                state.replace(op, FrozenDict({**op.params, "lift": parent}))
+                plan.replace(op, FrozenDict({**op.params, "lift": parent}))
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
         state = "up" if op.params["value"] == "up" else "down"
@@ -264,8 +356,8 @@ class State(Descriptor):
     def execute(self, op: Operation, ctx: VppContext) -> None:
         lift = op.params.get("lift")
         if lift:
-            ctx.call("sw_interface_set_flags", sw_if_index=ctx.sw_if_index(lift), flags=1)
-        flags = 1 if op.params["value"] == "up" else 0
+            ctx.call("sw_interface_set_flags", sw_if_index=ctx.sw_if_index(lift), flags=IF_ADMIN_UP)
+        flags = IF_ADMIN_UP if op.params["value"] == "up" else 0
         ctx.call("sw_interface_set_flags", sw_if_index=ctx.sw_if_index(op.params["name"]),
                  flags=flags)
         if lift:
@@ -277,6 +369,7 @@ class Mac(Descriptor):
     A bond's MAC is a creation parameter of the bond (vppcfg.objects.bond)."""
 
     obj = "mac"
+    api_modules = ("interface",)
     uses = (Uses(("sw_interface_set_mac_address",)),)
     delete_when_absent = False
 

@@ -7,7 +7,8 @@ from collections.abc import Iterable
 from vppcfg.model import Dataplane
 from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, RenderContext, fd, ikey, token
 from vppcfg.objects.bridge import popped_tags, set_tag_rewrite, tag_rewrite_cli
-from vppcfg.objects.needs import Uses
+from vppcfg.objects.needs import Dump, Uses
+from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
 
 
@@ -16,8 +17,15 @@ class L2xc(Descriptor):
     (the other direction's pop on the target pushes them back on the way out)."""
 
     obj = "l2xc"
+    api_modules = ("l2",)
     uses = (Uses(("sw_interface_set_l2_xconnect",)),)
-    reads = (Uses(("l2_xconnect_dump",)),)
+    reads = (Dump("l2xc", ("l2_xconnect_dump",)),)
+
+    def read(self, raw: RawDump, reading: Reading) -> None:
+        for xc in raw.rows("l2xc"):
+            tx = reading.names.get(xc["tx_sw_if_index"])
+            if tx is not None:
+                reading.set(xc["rx_sw_if_index"], l2xc=tx)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:

@@ -6,8 +6,10 @@ from collections.abc import Iterable
 
 from vppcfg.model import Dataplane
 from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, RenderContext, ikey, token
-from vppcfg.objects.needs import LINUX_CP, Uses, pick
+from vppcfg.objects.needs import LINUX_CP, Dump, Uses, pick
+from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
+from vppcfg.vpp_numbers import SYSCALL_ERROR_3, VALUE_EXIST
 
 HOST_TAP = 0
 # newest first: the executor sends the first one this VPP offers
@@ -17,8 +19,24 @@ ADD_DEL = Uses(("lcp_itf_pair_add_del_v3", "lcp_itf_pair_add_del_v2", "lcp_itf_p
 
 class Lcp(Descriptor):
     obj = "lcp"
+    api_modules = ("lcp",)
+    hints = (
+        ("lcp_itf_pair_add_del", SYSCALL_ERROR_3,
+         "Linux refused the host interface: is its name taken (by a netdev, or another pair)?"),
+        ("lcp_itf_pair_add_del", VALUE_EXIST, "the interface has a pair already"),
+    )
     uses = (ADD_DEL,)
-    reads = (Uses(("lcp_itf_pair_get",), LINUX_CP),)
+    # Never lcp_itf_pair_get_v2 with sw_if_index ~0: VPP answers with the v1
+    # reply and the client waits forever.
+    reads = (Dump("lcp_pairs", ("lcp_itf_pair_get",), LINUX_CP, paged=True),)
+
+    def mark(self, raw: RawDump, reading: Reading) -> None:
+        # the host taps/tuns are linux-cp's plumbing, not interfaces to model
+        reading.hidden.update(p["host_sw_if_index"] for p in raw.rows("lcp_pairs"))
+
+    def read(self, raw: RawDump, reading: Reading) -> None:
+        for pair in raw.rows("lcp_pairs"):
+            reading.set(pair["phy_sw_if_index"], lcp=pair["host_if_name"])
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:

@@ -6,17 +6,22 @@ from collections.abc import Iterable
 
 from vppcfg.model import Dataplane
 from vppcfg.objects.base import Descriptor, Node, NodeContext, RenderContext, fd, token
-from vppcfg.objects.needs import CREATE, Uses
+from vppcfg.objects.needs import CREATE, EVERY_INTERFACE, Dump, Uses
+from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
-
-NO_SUCH_TABLE = -3
+from vppcfg.vpp_numbers import NO_SUCH_FIB
 
 
 class Mpls(Descriptor):
     obj = "mpls"
+    api_modules = ("mpls",)
     uses = (Uses(("mpls_table_add_del",), actions=CREATE),
             Uses(("sw_interface_set_mpls_enable",)))
-    reads = (Uses(("mpls_interface_dump",)),)
+    reads = (Dump("mpls", ("mpls_interface_dump",), args=EVERY_INTERFACE),)
+
+    def read(self, raw: RawDump, reading: Reading) -> None:
+        for m in raw.rows("mpls"):
+            reading.set(m["sw_if_index"], mpls=True)
     pipelined = False  # execute() retries after NO_SUCH_FIB
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
@@ -40,7 +45,7 @@ class Mpls(Descriptor):
         try:
             ctx.call("sw_interface_set_mpls_enable", sw_if_index=index, enable=enable)
         except Exception as err:  # VPP refuses until the default MPLS table exists
-            if not enable or getattr(err, "retval", None) != NO_SUCH_TABLE:
+            if not enable or getattr(err, "retval", None) != NO_SUCH_FIB:
                 raise
             ctx.call("mpls_table_add_del", mt_is_add=True,
                      mt_table={"mt_table_id": 0, "mt_name": ""})

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from vppcfg.ops import VppContext
+from vppcfg.vpp_numbers import NONE_INDEX
 
 ALL_ACTIONS = ("create", "update", "delete")
 CREATE, UPDATE, DELETE = ("create",), ("update",), ("delete",)
@@ -84,3 +85,23 @@ def pick(ctx: VppContext, need: Uses) -> str:
     """The newest of `need`'s messages the VPP behind `ctx` offers (the oldest
     when it offers none: the call then fails naming a message VPP lacks)."""
     return next((m for m in need.messages if ctx.has_message(m)), need.messages[-1])
+
+
+@dataclass(frozen=True, slots=True)
+class Dump:
+    """A table an object type reads back: the first of `messages` this VPP
+    offers (newest first), asked with `args`. The dump keeps its details in
+    plain form under `table` of the RawDump (vppcfg.objects.reading): the
+    reply instead for a "get" of settings (`reply`), every page for a
+    cursor-paged "get" (`paged`). A VPP without any of them leaves the table
+    out, and the object type's section unread."""
+
+    table: str
+    messages: tuple[str, ...]
+    plugin: Plugin = CORE
+    args: tuple[tuple[str, int], ...] = ()
+    reply: bool = False
+    paged: bool = False
+
+
+EVERY_INTERFACE = (("sw_if_index", NONE_INDEX),)

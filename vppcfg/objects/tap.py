@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from vppcfg.model import Dataplane
+from vppcfg.model import Dataplane, FrozenDict, InterfaceKind, TapHost
+from vppcfg.model import Tap as TapModel
 from vppcfg.objects.base import (
     Descriptor,
     Node,
@@ -16,17 +17,20 @@ from vppcfg.objects.base import (
     token,
 )
 from vppcfg.objects.interface import tag_cli, tag_created
-from vppcfg.objects.needs import CREATE, DELETE, TAG, TAP, Uses, pick
+from vppcfg.objects.needs import CREATE, DELETE, EVERY_INTERFACE, TAG, TAP, Dump, Uses, pick
+from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
+from vppcfg.vpp_numbers import OWNER_TAG, ZERO_MAC
 
 # newest first: the executor sends the first one this VPP offers
 CREATE_TAP = Uses(("tap_create_v3", "tap_create_v2"), TAP, CREATE)
 
 class Tap(Descriptor):
     obj = "tap"
+    api_modules = ("tapv2",)
     uses = (CREATE_TAP, TAG,
             Uses(("tap_delete_v2",), TAP, DELETE))
-    reads = (Uses(("sw_interface_tap_v2_dump",), TAP),)
+    reads = (Dump("taps", ("sw_interface_tap_v2_dump",), TAP, args=EVERY_INTERFACE),)
     optional = ("host_mac",)  # VPP picks one when the config does not
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
@@ -68,11 +72,11 @@ class Tap(Descriptor):
             tx_ring_sz=p["tx_ring_size"], rx_ring_sz=p["rx_ring_size"],
             host_mtu_set=True, host_mtu_size=p["host_mtu"],
             host_mac_addr_set=bool(p["host_mac"]),
-            host_mac_addr=p["host_mac"] or "00:00:00:00:00:00",
+            host_mac_addr=p["host_mac"] or ZERO_MAC,
             host_if_name_set=True, host_if_name=p["host_name"],
             host_namespace_set=bool(p["host_namespace"]), host_namespace=p["host_namespace"] or "",
             host_bridge_set=bool(p["host_bridge"]), host_bridge=p["host_bridge"] or "",
-            tap_flags=0, tag="vppcfg",
+            tap_flags=0, tag=OWNER_TAG,
         )
         if pick(ctx, CREATE_TAP) == "tap_create_v3":
             reply = ctx.call("tap_create_v3", num_tx_queues=1, **args)
@@ -80,6 +84,28 @@ class Tap(Descriptor):
             reply = ctx.call("tap_create_v2", **args)
         tag_created(ctx, p["name"], field_of(reply, "sw_if_index"))
 
+
+    def mark(self, raw: RawDump, reading: Reading) -> None:
+        reading.kinds.update((t["sw_if_index"], InterfaceKind.TAP) for t in raw.rows("taps"))
+
+    def read(self, raw: RawDump, reading: Reading) -> None:
+        taps: dict[str, TapModel] = {}
+        for t in raw.rows("taps"):
+            itf = reading.interface(t["sw_if_index"])
+            if itf is None or itf.kind is not InterfaceKind.TAP:
+                continue
+            host = TapHost(
+                name=t["host_if_name"],
+                mac=None if t["host_mac_addr"] == ZERO_MAC else t["host_mac_addr"],
+                mtu=t["host_mtu_size"] or 1500,  # 0: not set, Linux default
+                bridge=t["host_bridge"] or None,
+                namespace=t["host_namespace"] or None,
+            )
+            taps[itf.name] = TapModel(name=itf.name, instance=t["id"], host=host,
+                                      rx_ring_size=t["rx_ring_sz"], tx_ring_size=t["tx_ring_sz"])
+            if reading.foreign_interface(itf.name):
+                reading.foreign.add(f"taps/{itf.name}")
+        reading.sections["taps"] = FrozenDict(sorted(taps.items()))
 
 class TapInterface(Descriptor):
     obj = "tap-interface"

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterable
 
-from vppcfg.model import Dataplane
+from vppcfg.model import Dataplane, FrozenDict, InterfaceKind, VxlanTunnel
 from vppcfg.objects.base import (
-    NONE_INDEX,
     Descriptor,
     Node,
     NodeContext,
@@ -17,16 +17,38 @@ from vppcfg.objects.base import (
     token,
 )
 from vppcfg.objects.interface import tag_cli, tag_created
-from vppcfg.objects.needs import TAG, VXLAN, Uses, pick
+from vppcfg.objects.needs import EVERY_INTERFACE, TAG, VXLAN, Dump, Uses, pick
+from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
+from vppcfg.vpp_numbers import NONE_INDEX
 
 # newest first: the executor sends the first one this VPP offers
 ADD_DEL = Uses(("vxlan_add_del_tunnel_v3", "vxlan_add_del_tunnel_v2"), VXLAN)
 
 class Vxlan(Descriptor):
     obj = "vxlan-tunnel"
+    api_modules = ("vxlan",)
     uses = (ADD_DEL, TAG)
-    reads = (Uses(("vxlan_tunnel_v2_dump", "vxlan_tunnel_dump"), VXLAN),)
+    reads = (Dump("vxlans", ("vxlan_tunnel_v2_dump", "vxlan_tunnel_dump"), VXLAN,
+                  args=EVERY_INTERFACE),)
+
+    def mark(self, raw: RawDump, reading: Reading) -> None:
+        reading.kinds.update((v["sw_if_index"], InterfaceKind.VXLAN) for v in raw.rows("vxlans"))
+
+    def read(self, raw: RawDump, reading: Reading) -> None:
+        tunnels: dict[str, VxlanTunnel] = {}
+        for v in raw.rows("vxlans"):
+            itf = reading.interface(v["sw_if_index"])
+            if itf is None:
+                continue
+            tunnels[itf.name] = VxlanTunnel(
+                name=itf.name, instance=v["instance"], vni=v["vni"],
+                local=str(ipaddress.ip_address(v["src_address"])),
+                remote=str(ipaddress.ip_address(v["dst_address"])),
+            )
+            if reading.foreign_interface(itf.name):
+                reading.foreign.add(f"vxlan_tunnels/{itf.name}")
+        reading.sections["vxlan_tunnels"] = FrozenDict(sorted(tunnels.items()))
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for tun in dp.vxlan_tunnels.values():

@@ -18,8 +18,22 @@ from typing import Any
 
 from vppcfg.sim.codec import ApiDefinitions
 from vppcfg.sim.protocol import Handler, Response
+from vppcfg.vpp_numbers import (
+    ACL_ACTION,
+    BOND_LB,
+    BOND_MODE,
+    SUB_DEFAULT,
+    SUB_DOT1AD,
+    SUB_INNER_ANY,
+    SUB_NO_TAGS,
+    SUB_ONE_TAG,
+    SUB_OUTER_ANY,
+    SUB_TWO_TAGS,
+    ZERO_MAC,
+)
+from vppcfg.vpp_numbers import NONE_INDEX as NONE
+from vppcfg.vpp_numbers import SUB_EXACT_MATCH as SUB_EXACT
 
-NONE = 0xFFFFFFFF
 CLI_ERROR = -1
 
 # vnet/error.h texts of the retvals the model answers with.
@@ -46,14 +60,9 @@ BD_ERRORS = {
     -6: "bridge domain ID does not exist",
     -121: "bridge domain 0 can not be modified",
 }
-SUB_NO_TAGS, SUB_ONE_TAG, SUB_TWO_TAGS, SUB_DOT1AD = 1, 2, 4, 8
-SUB_EXACT, SUB_DEFAULT, SUB_OUTER_ANY, SUB_INNER_ANY = 16, 32, 64, 128
-BOND_MODES = {"round-robin": 1, "active-backup": 2, "xor": 3, "broadcast": 4, "lacp": 5}
-BOND_LB = {"l2": 0, "l34": 1, "l23": 2, "round-robin": 3, "broadcast": 4, "active-backup": 5}
 BD_FLAGS = {"learn": 1, "forward": 2, "flood": 4, "uu-flood": 8, "arp-term": 16, "arp-ufwd": 32}
 TAP_FLAGS = {"gso": 1, "csum-offload": 2, "persist": 4, "attach": 8, "tun": 16,
              "gro-coalesce": 32, "packed": 64, "in-order": 128, "consistent-qp": 256}
-ACL_ACTIONS = {"deny": 0, "permit": 1, "permit+reflect": 2}
 VTR_POP = {"1": 3, "2": 4}
 MTU_PROTOS = {"packet": 0, "ip4": 1, "ip6": 2, "mpls": 3}
 SFLOW_DIRECTIONS = {"rx": 1, "tx": 2, "both": 3}
@@ -440,7 +449,7 @@ def _delete_sub(cli: SimCli, w: Words) -> str:
 
 @command("create loopback interface")
 def _create_loopback(cli: SimCli, w: Words) -> str:
-    mac, instance = "00:00:00:00:00:00", None
+    mac, instance = ZERO_MAC, None
     while w.peek() is not None:
         if w.accept("mac"):
             mac = _mac(w, "mac")
@@ -471,7 +480,7 @@ def _create_bond(cli: SimCli, w: Words) -> str:
     args: dict[str, Any] = {"mode": 0, "lb": 0, "id": NONE}
     while w.peek() is not None:
         if w.accept("mode"):
-            args["mode"] = _choice(w, BOND_MODES, "mode")
+            args["mode"] = _choice(w, BOND_MODE, "mode")
         elif w.accept("load-balance"):
             args["lb"] = _choice(w, BOND_LB, "load-balance")
         elif w.accept("id"):
@@ -855,8 +864,8 @@ def _acl_option(word: str, w: Words, rules: list[dict[str, Any]]) -> bool:
     if not rules:
         rules.append(_acl_rule_defaults())
     rule = rules[-1]
-    if word in ACL_ACTIONS:
-        rule["is_permit"] = ACL_ACTIONS[word]
+    if word in ACL_ACTION:
+        rule["is_permit"] = ACL_ACTION[word]
     elif word in ("action", "proto") and _int(w.peek()) is not None:
         rule["is_permit" if word == "action" else "proto"] = int(w.take(word)) & 0xFF
     elif word in ("src", "dst") and w.peek() is not None:

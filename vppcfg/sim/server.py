@@ -27,11 +27,10 @@ from vppcfg.sim.cli import SimCli
 from vppcfg.sim.codec import FRAME_HEADER, HEADER_FIELDS, ApiDefinitions, frame
 from vppcfg.sim.protocol import Handler, Response
 from vppcfg.sim.sockets import remove_stale_socket
+from vppcfg.vpp_numbers import UNIMPLEMENTED, UNSPECIFIED
 
 log = logging.getLogger("vppcfg.sim")
 
-UNSPECIFIED = -1  # VNET_API_ERROR_UNSPECIFIED
-UNIMPLEMENTED = -9  # VNET_API_ERROR_UNIMPLEMENTED
 MAX_MESSAGE = 64 << 20  # refuse absurd frame lengths instead of allocating them
 
 # Messages served by the wire side itself, whatever the model implements.

@@ -17,12 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-NONE_INDEX = 0xFFFFFFFF  # ~0: "no interface"
-ZERO_MAC = "00:00:00:00:00:00"
+from vppcfg.vpp_numbers import IF_ADMIN_UP, IF_LINK_UP, NONE_INDEX, ZERO_MAC  # noqa: F401
 
 # sw_interface_dump `flags`
-IF_ADMIN_UP = 1
-IF_LINK_UP = 2
 
 
 @dataclass

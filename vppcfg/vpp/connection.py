@@ -10,7 +10,6 @@ from __future__ import annotations
 import errno
 import logging
 import os
-import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -35,13 +34,6 @@ if TYPE_CHECKING:
     from vppcfg.vpp.context import ApiContext, PipelinedContext
     from vppcfg.vpp.preflight import Offer
 
-# When a message is missing, say which VPP release brought it (for the error
-# message). Only releases we are sure of; other messages have older fallbacks.
-SINCE = {
-    "bond_create2": "21.06",
-    "sw_bond_interface_dump": "21.06",
-}
-
 class _Declared(frozenset):
     """The default request list: every message the object types declare."""
 
@@ -51,15 +43,20 @@ LCP_MAX_PAGES = 10000  # bound on lcp_itf_pair_get cursor pages (EAGAIN retries)
 PIPELINE_WINDOW = 256  # requests in flight in call_many
 
 
-# The API modules whose messages vppcfg sends (an object type with messages of
-# another module adds it here; tests/test_pipeline.py checks every message the
-# code names is loaded). Every *_types module is loaded too, for the types they
-# share. vpp_papi builds a class per message of every file it loads: loading
-# these instead of all of VPP's ~60 files saves most of the connect time.
-API_MODULES = frozenset({
-    "memclnt", "vpe", "vlib", "interface", "ip", "l2", "bond", "mpls", "tapv2", "vxlan",
-    "lcp", "acl", "sflow",
-})
+# The API modules of connecting and of the interface index map; the object
+# types add theirs (tests/test_pipeline.py checks every message the code names
+# is loaded). Every *_types module is loaded too, for the types they share.
+# vpp_papi builds a class per message of every file it loads: loading these
+# instead of all of VPP's ~60 files saves most of the connect time.
+BASIC_MODULES = frozenset({"memclnt", "vpe", "vlib", "interface"})
+
+
+def api_modules() -> frozenset[str]:
+    """The API files to load: the basic ones and those the object types
+    declare (`api_modules` of each descriptor)."""
+    from vppcfg.objects import DESCRIPTORS
+
+    return BASIC_MODULES.union(*(d.api_modules for d in DESCRIPTORS))
 
 
 def api_files(json_dir: str | os.PathLike[str], modules: frozenset[str] | None = None
@@ -110,8 +107,8 @@ class VppConnection:
         """Connect to VPP; disconnect on exit. Only the API messages in
         `requests` (and their answers) can be sent: by default those the
         object types declare (vppcfg.vpp.definitions); None: every message of
-        API_MODULES (for tests that set VPP up by hand)."""
-        files = api_files(json_dir, API_MODULES)
+        api_modules() (for tests that set VPP up by hand)."""
+        files = api_files(json_dir, api_modules())
         if requests is DECLARED:
             requests = api_messages()
         client = _connect(str(api_socket), files, timeout, name, requests)
@@ -163,9 +160,7 @@ class VppConnection:
         for message in messages:
             if self.has_message(message):
                 return message
-        since = SINCE.get(messages[0])
-        hint = f"; VPP >= {since} needed" if since else ""
-        raise VppMessageMissing(f"this VPP lacks {messages[0]}{hint}")
+        raise self.missing(messages[0])
 
     def call(self, message: str, **args: Any) -> Any:
         """Send one request; return the reply (or list of details for a dump).
@@ -336,78 +331,13 @@ class VppConnection:
 
         with gc_paused():  # thousands of replies and dicts, no cycles
             raw = collect(self)
-            self._dumped_index = {d["interface_name"]: d["sw_if_index"] for d in raw.interfaces}
+            self._dumped_index = {d["interface_name"]: d["sw_if_index"]
+                                  for d in raw.rows("interfaces")}
             return build_dataplane(raw)
-
-    def acl_indexes(self) -> dict[str, int]:
-        """ACL name -> index of every ACL in VPP, named as the dump names them,
-        for rendering CLI that addresses ACLs by index (untagged ones too: the
-        index a new ACL gets is predicted from all the taken ones)."""
-        from vppcfg.vpp.dump import acl_names
-        from vppcfg.vpp.plain import plain_list
-
-        if not self.has_message("acl_dump"):
-            return {}
-        details = plain_list(self.call("acl_dump", acl_index=0xFFFFFFFF))
-        return {name: index for index, name in acl_names(details).items()}
 
     def cli(self, command: str) -> str:
         """Run one VPP CLI command (cli_inband) and return its output."""
         return self.call("cli_inband", cmd=command).reply
-
-    def hw_to_sw(self, sw_by_name: dict[str, int] | None = None) -> dict[int, int]:
-        """hw_if_index -> sw_if_index of hardware interfaces.
-
-        No API message maps the two (sflow needs it; VPP 26.10's
-        sflow_interface_details carry only the hw_if_index), so read the CLI's
-        `show hardware-interfaces brief` table; when that is not available a
-        PHY's hw index is taken to equal its sw index (true unless interfaces
-        were deleted and re-created). `sw_by_name` (name -> sw_if_index) saves
-        an interface dump when the caller has one.
-        """
-        if not self.has_message("cli_inband"):
-            return {}
-        try:
-            text = self.cli("show hardware-interfaces brief")
-        except VppError:
-            return {}
-        if sw_by_name is None:
-            details = self.call("sw_interface_dump", sw_if_index=0xFFFFFFFF)
-            sw_by_name = {d.interface_name: d.sw_if_index for d in details}
-        hw_by_name = parse_hw_table(text, sw_by_name)
-        return {hw: sw_by_name[name] for name, hw in hw_by_name.items()}
-
-
-def parse_hw_table(text: str, names: Iterable[str]) -> dict[str, int]:
-    """Interface name -> hw_if_index from `show hardware-interfaces` output.
-
-    VPP prints each interface as "%-32s%=6d%=8s..." (name, index, link), then
-    indented detail lines; a name of 32 characters or more runs into the index.
-    Only rows naming a known interface are taken, so the header, detail lines
-    and any log noise in between are ignored.
-    """
-    known = set(names)
-    out: dict[str, int] = {}
-    for line in text.splitlines():
-        if not line or line[0].isspace():
-            continue
-        match = _HW_ROW.match(line)
-        if match is None:
-            continue
-        head, index = match["head"], match["index"]
-        if head in known:
-            out[head] = int(index)
-            continue
-        # glued: "<long name><index>"; the known name decides where the index starts
-        token = head + index
-        for cut in range(len(token) - 1, 0, -1):
-            if token[cut:].isdigit() and token[:cut] in known:
-                out[token[:cut]] = int(token[cut:])
-                break
-    return out
-
-
-_HW_ROW = re.compile(r"^(?P<head>\S*?)\s*(?P<index>\d+)\s+(?:up|down|slave)(?:\s|$)")
 
 
 @dataclass

@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from vppcfg.vpp.dump import NONE
 from vppcfg.vpp.errors import VppError
 from vppcfg.vpp.plain import plain_list
+from vppcfg.vpp_numbers import NONE_INDEX
 
 # Messages that only read; everything else counts as a change (for fault
 # injection, audit and "touching nothing" checks).
@@ -40,7 +40,7 @@ class ApiContext:
     def refresh(self, index: dict[str, int] | None = None) -> None:
         """(Re-)read the name -> index maps from VPP, unless `index` is given."""
         if index is None:
-            details = plain_list(self.conn.call("sw_interface_dump", sw_if_index=NONE))
+            details = plain_list(self.conn.call("sw_interface_dump", sw_if_index=NONE_INDEX))
             index = {d["interface_name"]: d["sw_if_index"] for d in details}
         self._index = dict(index)
 

@@ -204,15 +204,6 @@ def format_findings(findings: list[Finding], limit: int = 10) -> list[str]:
 
 # -- where in the config ------------------------------------------------------------
 
-# op key collection -> config section
-_SECTIONS = {"bonds": "bondethernets", "bridge_domains": "bridgedomains",
-             "vxlan_tunnels": "vxlan_tunnels", "taps": "taps", "acls": "acls"}
-# the sections an interface can be configured in
-_INTERFACE_SECTIONS = ("interfaces", "loopbacks", "bondethernets", "taps", "vxlan_tunnels")
-# node key field -> config key
-_FIELDS = {"address": "addresses", "acls": "acls", "lcp": "lcp", "sflow": "sflow",
-           "mtu": "mtu", "mac": "mac", "mpls": "mpls", "unnumbered": "unnumbered",
-           "state": "state"}
 
 
 def locator(filename: str, interface_names: Iterable[str], text: str | None = None) -> Locate:
@@ -238,19 +229,18 @@ def locator(filename: str, interface_names: Iterable[str], text: str | None = No
 def _config_path(key: str, names: frozenset[str], marks: dict[Any, Any]) -> tuple[Any, ...]:
     if key == "sflow":
         return ("sflow",)
+    from vppcfg.config.sections import FIELDS, SECTIONS
+
     collection, _, rest = key.partition("/")
-    if collection in _SECTIONS:
-        name = rest.split("/")[0]
-        return (_SECTIONS[collection], name)
     if collection != "interfaces":
-        return ()
+        return (SECTIONS[collection], rest.split("/")[0]) if collection in SECTIONS else ()
     # the longest interface name the key starts with (names may hold "/")
     parts = rest.split("/")
     name = next((n for n in ("/".join(parts[:i]) for i in range(len(parts), 0, -1))
                  if n in names), "")
     if not name:
         return ()
-    fieldname = _FIELDS.get(rest[len(name) + 1:].split("/")[0], "")
+    fieldname = FIELDS.get(rest[len(name) + 1:].split("/")[0], "")
     for base in _interface_paths(name):
         if base in marks:
             return (*base, fieldname) if fieldname else base
@@ -258,8 +248,10 @@ def _config_path(key: str, names: frozenset[str], marks: dict[Any, Any]) -> tupl
 
 
 def _interface_paths(name: str) -> list[tuple[Any, ...]]:
-    paths: list[tuple[Any, ...]] = [(s, name) for s in _INTERFACE_SECTIONS]
+    from vppcfg.config.sections import INTERFACE_SECTIONS
+
+    paths: list[tuple[Any, ...]] = [(s, name) for s in INTERFACE_SECTIONS]
     parent, dot, sub = name.rpartition(".")
     if dot and sub.isdigit():
-        paths += [(s, parent, "sub-interfaces", int(sub)) for s in _INTERFACE_SECTIONS]
+        paths += [(s, parent, "sub-interfaces", int(sub)) for s in INTERFACE_SECTIONS]
     return paths

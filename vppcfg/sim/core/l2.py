@@ -35,7 +35,8 @@ TUNNEL_DEV_TYPES = frozenset({"VXLAN"})
 
 
 def feature_bitmap(bd: SimBridgeDomain) -> int:
-    bitmap = 0xFFFFFFFF & ~(1 << UU_FWD_BIT) if not bd.uu_fwd_bit else 0xFFFFFFFF
+    every = (1 << 32) - 1  # a u32 feature bitmap: all features on
+    bitmap = every & ~(1 << UU_FWD_BIT) if not bd.uu_fwd_bit else every
     for flag, bit in FLAG_FEATURE_BIT.items():
         if not getattr(bd, FLAG_ATTR[flag]):
             bitmap &= ~(1 << bit)

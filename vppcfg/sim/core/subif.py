@@ -30,10 +30,16 @@ from typing import Any
 from vppcfg.sim.core import common as c
 from vppcfg.sim.protocol import Response
 from vppcfg.sim.state import SimInterface, SimState
+from vppcfg.vpp_numbers import SUB_DEFAULT as DEFAULT
+from vppcfg.vpp_numbers import SUB_DOT1AD as DOT1AD
+from vppcfg.vpp_numbers import SUB_EXACT_MATCH as EXACT_MATCH
+from vppcfg.vpp_numbers import SUB_INNER_ANY as INNER_ANY
+from vppcfg.vpp_numbers import SUB_NO_TAGS as NO_TAGS
+from vppcfg.vpp_numbers import SUB_ONE_TAG as ONE_TAG
+from vppcfg.vpp_numbers import SUB_OUTER_ANY as OUTER_ANY
+from vppcfg.vpp_numbers import SUB_TWO_TAGS as TWO_TAGS
 
 # vnet sub_if_flags
-NO_TAGS, ONE_TAG, TWO_TAGS, DOT1AD = 1, 2, 4, 8
-EXACT_MATCH, DEFAULT, OUTER_ANY, INNER_ANY = 16, 32, 64, 128
 
 
 def _match_key(flags: int, outer: int, inner: int) -> tuple[Any, ...] | None:

@@ -12,26 +12,27 @@ from typing import Any
 from vppcfg.sim.protocol import Response
 from vppcfg.sim.state import SimInterface, SimState
 
-ZERO_MAC = "00:00:00:00:00:00"
-
-# retvals (names from vnet/error.h, see api_errno.json)
-OK = 0
-INVALID_SW_IF_INDEX = -2
-NO_SUCH_FIB = -3
-NO_SUCH_ENTRY = -6
-INVALID_VALUE = -7
-SYSCALL_ERROR_2 = -12
-SYSCALL_ERROR_3 = -13
-INVALID_INTERFACE = -71
-INVALID_ARGUMENT = -73
-TUNNEL_EXIST = -75
-VALUE_EXIST = -81
-SAME_SRC_DST = -82
-ACL_IN_USE_INBOUND = -142
-ACL_IN_USE_OUTBOUND = -143
-INIT_FAILED = -144
-NETLINK_ERROR = -145
-INSTANCE_IN_USE = -147
+# the retvals the plugin models answer with (re-exported to them)
+from vppcfg.vpp_numbers import (  # noqa: F401
+    ACL_IN_USE_INBOUND,
+    ACL_IN_USE_OUTBOUND,
+    INIT_FAILED,
+    INSTANCE_IN_USE,
+    INVALID_ARGUMENT,
+    INVALID_INTERFACE,
+    INVALID_SW_IF_INDEX,
+    INVALID_VALUE,
+    NETLINK_ERROR,
+    NO_SUCH_ENTRY,
+    NO_SUCH_FIB,
+    OK,
+    SAME_SRC_DST,
+    SYSCALL_ERROR_2,
+    SYSCALL_ERROR_3,
+    TUNNEL_EXIST,
+    VALUE_EXIST,
+    ZERO_MAC,
+)
 
 
 def reply(retval: int = OK, **fields: Any) -> Response:

@@ -44,10 +44,13 @@ from vppcfg.sim.plugins._util import (
 )
 from vppcfg.sim.protocol import Response
 from vppcfg.sim.state import NONE_INDEX, SimInterface, SimState
+from vppcfg.vpp_numbers import BOND_LB, BOND_MODE
 
 # vl_api_bond_mode_t / vl_api_bond_lb_algo_t
-MODE_RR, MODE_AB, MODE_XOR, MODE_BC, MODE_LACP = 1, 2, 3, 4, 5
-LB_L2, LB_L34, LB_L23, LB_RR, LB_BC, LB_AB = 0, 1, 2, 3, 4, 5
+MODE_RR, MODE_AB, MODE_XOR, MODE_BC, MODE_LACP = (
+    BOND_MODE[m] for m in ("round-robin", "active-backup", "xor", "broadcast", "lacp"))
+LB_L2, LB_L34, LB_L23, LB_RR, LB_BC, LB_AB = (
+    BOND_LB[lb] for lb in ("l2", "l34", "l23", "round-robin", "broadcast", "active-backup"))
 FORCED_LB = {MODE_RR: LB_RR, MODE_AB: LB_AB, MODE_BC: LB_BC}
 
 

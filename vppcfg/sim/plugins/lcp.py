@@ -51,11 +51,11 @@ from vppcfg.sim.plugins._util import (
 )
 from vppcfg.sim.protocol import Response
 from vppcfg.sim.state import NONE_INDEX, SimInterface, SimState
+from vppcfg.vpp_numbers import EAGAIN
 
 HOST_TAP, HOST_TUN = 0, 1
 FIRST_TAP_ID = 4096
 MAX_HOST_NAME = 15  # Linux's IFNAMSIZ 16 with the NUL; vpp-real takes 15
-EAGAIN = -165  # VNET_API_ERROR_EAGAIN: "retry stream call with cursor"
 MAX_PACKET_BYTES = 9216  # ETHERNET_MAX_PACKET_BYTES: a host tap's MTU when the phy has none
 
 

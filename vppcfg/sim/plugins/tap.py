@@ -39,9 +39,9 @@ from vppcfg.sim.plugins._util import (
 )
 from vppcfg.sim.protocol import Response
 from vppcfg.sim.state import NONE_INDEX, SimInterface, SimState
+from vppcfg.vpp_numbers import UNSPECIFIED
 
 MAX_ID = 8192  # VPP's TAP_MAX_INSTANCE: 8192 works, 8193 is refused
-UNSPECIFIED = -1
 
 FLAG_GSO, FLAG_CSUM, FLAG_PERSIST, FLAG_ATTACH, FLAG_TUN = 1, 2, 4, 8, 16
 MAX_RING = 32768

@@ -204,13 +204,14 @@ def load_config(module):
 def make_plan(module, desired):
     """(CLI lines, summary counts) from the running VPP to `desired`."""
     from vppcfg.objects import RenderError, render_cli
+    from vppcfg.objects.acl import acl_indexes
     from vppcfg.planner import PlanError, plan, summary
     from vppcfg.vpp import VppError
 
     try:
         with open_vpp(module.params) as conn:
             ops = plan(desired, conn.dump())
-            text = render_cli(ops, conn.acl_indexes())
+            text = render_cli(ops, acl_indexes(conn))
     except (VppError, PlanError, RenderError) as err:
         module.fail_json(msg=f"cannot plan: {err}")
     return text.splitlines(), summary(ops)
