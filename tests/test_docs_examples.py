@@ -226,18 +226,14 @@ def test_console_block_shows_what_the_commands_print(block: Block, sessions) -> 
     if block.directive.startswith("skip"):
         pytest.skip(f"{block.name}: {block.directive}")
     session = sessions(block.document)
-    name, options = "main", DEFAULT_SIM
-    socket, trex = None, None
-    if block.directive.startswith(("sim=", "trex=")):
+    kind, name, options = "sim", "main", DEFAULT_SIM
+    if block.directive:
+        assert block.directive.startswith(("sim=", "trex=")), (
+            f"{block.name}: unknown directive {block.directive!r}")
         kind, _, spec = block.directive.partition("=")
         name, _, options = spec.partition(" ")  # no options: the defaults
-        options = options.strip()
-    else:
-        kind = "sim"
-    if kind == "sim":
-        socket = session.sim(name, options)
-    else:
-        trex = session.trex(name, options)
+    socket = session.sim(name, options.strip()) if kind == "sim" else None
+    trex = session.trex(name, options.strip()) if kind == "trex" else None
     assert block.commands, f"{block.name}: a console block without a $ command"
     for command in block.commands:
         actual = mask(session.run(command.text, socket, trex), session.tmp).splitlines()
@@ -252,5 +248,6 @@ def test_blocks_are_found() -> None:
     """The README's walk-through is among them (a parser that finds nothing passes nothing)."""
     readme = [b for b in ALL if b.document.name == "README.md"]
     assert len(readme) >= 3 and all(b.commands for b in readme)
+    assert any(b.directive.startswith("trex=") for b in ALL)  # the loadtest docs' blocks
     assert matches(["a", "...", "d"], ["a", "b", "c", "d"]) and matches(["...", "x"], ["x"])
     assert not matches(["a", "...", "d"], ["a", "b"]) and not matches(["a"], ["a", "b"])
