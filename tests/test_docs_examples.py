@@ -16,11 +16,31 @@ An HTML comment right before a block says how to run it:
                                         OPTIONS, or none, the first time)
   (none)                                the document's `main` simulator, started with
                                         `--inventory examples/sim/inventory.yaml`
+  <!-- doctest: trex=NAME OPTIONS -->  against the document's T-Rex emulator NAME,
+                                        started the first time as `trex-emu OPTIONS`
+                                        would be (the same parser and config), in
+                                        this process on free ports, as the fixture
+                                        tests/trex_fixtures.py starts it; no simulator
   <!-- doctest: skip REASON -->         not run (say why)
+
+The commands reach the emulator through `$TREX`, which the docs explain to the
+reader (unset: 127.0.0.1 and T-Rex's ports 4501/4500, where a `trex-emu`
+started without options listens; `--server HOST` for a real T-Rex): here it is
+`--sync-port N --async-port M`, the emulator's free ports. Outside a trex
+block `$TREX` is unset. `bench/` is linked beside `examples/` and `tests/`.
+
+`trex-emu` runs in wall-clock time (as the docs tell users to run it), so what a
+ramp measures varies a little from run to run, and these figures are masked too:
+the measured `tx`/`rx` rates of a ramp's progress line (the asked rate and the
+loss stay), the lossless and max forwarded rates and their shares of line of a
+ramp's per-direction summary, the packet counts of its `whole run:` lines, the
+elapsed seconds heading an ndr progress line (the trials' loads and losses stay:
+they are exact), and the `wall s` column of bench/bench_ndr.py.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shlex
@@ -33,16 +53,29 @@ from pathlib import Path
 
 import pytest
 
+from loadtest.emu import EmulatorHandle
+from loadtest.emu.__main__ import build_parser, config_from_args
+from tests.trex_fixtures import start_emulator
+
 REPO = Path(__file__).resolve().parents[1]
 FILES = REPO / "tests" / "docs_files"
 BIN = Path(sys.executable).parent  # the venv's vppcfg, vppcfg-sim, ... entry points
 DOCUMENTS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
 DEFAULT_SIM = "--inventory examples/sim/inventory.yaml"
 DIRECTIVE = re.compile(r"<!--\s*doctest:\s*(.*?)\s*-->")
+RATE = r"\d+(?:\.\d+)?"  # a figure trex-loadtest prints (fmt_pps, percentages)
 MASKS = (
     (re.compile(r"\(\d+\.\d+s\)"), "(N.NNs)"),
     (re.compile(r"timer pid \d+"), "timer pid PID"),
     (re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d"), "DATE TIME"),
+    # trex-loadtest against trex-emu in wall-clock time (see the docstring)
+    (re.compile(rf"(\d->\d: tx ){RATE}( [kM]?pps rx ){RATE}( [kM]?pps loss )"), r"\1N\2N\3"),
+    (re.compile(rf"(\d->\d: lossless ){RATE}( [kM]?pps \(){RATE}(% of line\), max forwarded )"
+                rf"{RATE}( [kM]?pps \(){RATE}(%\))"), r"\1N\2N\3N\4N\5"),
+    (re.compile(r"(\d->\d: whole run: )\d+( test packets sent, )\d+( lost \()[\d.]+"
+                r"(%\); port counters: )\d+( sent, )\d+( received)"), r"\1N\2N\3N\4N\5N\6"),
+    (re.compile(r"^( *)\d+\.\ds( trial \d+: )", re.MULTILINE), r"\1N.Ns\2"),
+    (re.compile(r"^((?:MLRsearch|binary) .*) +\d+\.\d\d$", re.MULTILINE), r"\1 N.NN"),
 )
 
 
@@ -108,12 +141,13 @@ def matches(expected: list[str], actual: list[str]) -> bool:
 
 
 class Session:
-    """One document's directory and simulators."""
+    """One document's directory, simulators and T-Rex emulators."""
 
     def __init__(self, tmp: Path) -> None:
         self.tmp = tmp
         self.sims: dict[str, tuple[subprocess.Popen[bytes], Path]] = {}
-        for name in ("examples", "tests"):
+        self.emus: dict[str, EmulatorHandle] = {}
+        for name in ("examples", "tests", "bench"):
             (tmp / name).symlink_to(REPO / name)
         if FILES.is_dir():
             for path in FILES.iterdir():
@@ -137,18 +171,35 @@ class Session:
             self.sims[name] = (proc, socket)
         return self.sims[name][1]
 
-    def run(self, command: str, socket: Path) -> str:
+    def trex(self, name: str, options: str) -> str:
+        """The trex-loadtest options that reach emulator NAME (`trex-emu OPTIONS`)."""
+        if name not in self.emus:
+            args = build_parser().parse_args(shlex.split(options))
+            # every field as trex-emu sets it (time scale 1, not the fixture's 10); then
+            # start_emulator binds 127.0.0.1 on free ports
+            self.emus[name] = start_emulator(**dataclasses.asdict(config_from_args(args)))
+        emu = self.emus[name]
+        return f"--sync-port {emu.rpc_port} --async-port {emu.pub_port}"
+
+    def run(self, command: str, socket: Path | None, trex: str | None = None) -> str:
         env = {**os.environ, "PATH": f"{BIN}:{os.environ.get('PATH', '')}",
-               "VPPCFG_API_SOCKET": str(socket), "VPPCFG_JSON_DIR": self.api_dir,
+               "VPPCFG_JSON_DIR": self.api_dir,
                "APPLY": f"--lock-file {self.tmp}/vppcfg.lock --state-dir {self.tmp}/vppcfg-state",
                "VPP": "", "PYTHONUNBUFFERED": "1", "COLUMNS": "100"}
-        env.pop("VPPCFG_DEBUG", None)
+        for name in ("VPPCFG_DEBUG", "VPPCFG_API_SOCKET", "TREX"):
+            env.pop(name, None)
+        if socket is not None:
+            env["VPPCFG_API_SOCKET"] = str(socket)
+        if trex is not None:
+            env["TREX"] = trex
         script = command.replace("/tmp/", f"{self.tmp}/")
         run = subprocess.run(["bash", "-c", script], cwd=self.tmp, env=env, timeout=120,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         return run.stdout
 
     def close(self) -> None:
+        for emu in self.emus.values():
+            emu.stop()
         for proc, _ in self.sims.values():
             proc.terminate()
             proc.wait(timeout=30)
@@ -175,14 +226,17 @@ def test_console_block_shows_what_the_commands_print(block: Block, sessions) -> 
     if block.directive.startswith("skip"):
         pytest.skip(f"{block.name}: {block.directive}")
     session = sessions(block.document)
-    name, options = "main", DEFAULT_SIM
-    if block.directive.startswith("sim="):
-        spec = block.directive[4:].split(maxsplit=1)  # no options: the simulator's defaults
-        name, options = spec[0], (spec[1] if len(spec) > 1 else "")
-    socket = session.sim(name, options)
+    kind, name, options = "sim", "main", DEFAULT_SIM
+    if block.directive:
+        assert block.directive.startswith(("sim=", "trex=")), (
+            f"{block.name}: unknown directive {block.directive!r}")
+        kind, _, spec = block.directive.partition("=")
+        name, _, options = spec.partition(" ")  # no options: the defaults
+    socket = session.sim(name, options.strip()) if kind == "sim" else None
+    trex = session.trex(name, options.strip()) if kind == "trex" else None
     assert block.commands, f"{block.name}: a console block without a $ command"
     for command in block.commands:
-        actual = mask(session.run(command.text, socket), session.tmp).splitlines()
+        actual = mask(session.run(command.text, socket, trex), session.tmp).splitlines()
         expected = [mask(line, session.tmp) for line in command.expected]
         assert matches(expected, actual), (
             f"{block.document.name}:{command.line}: $ {command.text}\n"
@@ -194,5 +248,6 @@ def test_blocks_are_found() -> None:
     """The README's walk-through is among them (a parser that finds nothing passes nothing)."""
     readme = [b for b in ALL if b.document.name == "README.md"]
     assert len(readme) >= 3 and all(b.commands for b in readme)
+    assert any(b.directive.startswith("trex=") for b in ALL)  # the loadtest docs' blocks
     assert matches(["a", "...", "d"], ["a", "b", "c", "d"]) and matches(["...", "x"], ["x"])
     assert not matches(["a", "...", "d"], ["a", "b"]) and not matches(["a"], ["a", "b"])
