@@ -381,8 +381,8 @@ def test_foreign_objects_are_left_alone_and_unnamed_phys_return_to_defaults() ->
               foreign=frozenset({"interfaces/loop5"}))
     ops = plan(dp(phy("Gi0")), live)
     # loop5 (foreign) stays; Gi1 (not in the file) goes back to a fresh VPP's PHY
-    assert keys(ops) == [("delete", "interfaces/Gi1/lcp"),
-                         ("delete", "interfaces/Gi1/address/10.9.9.9/24"),
+    assert keys(ops) == [("delete", "interfaces/Gi1/address/10.9.9.9/24"),
+                         ("delete", "interfaces/Gi1/lcp"),
                          ("delete", "interfaces/loop6"),
                          ("update", "interfaces/Gi1/mtu"), ("update", "interfaces/Gi1/state")]
     assert [op.params["value"] for op in ops[3:]] == [9000, "down"]
@@ -402,8 +402,8 @@ def test_sub_encapsulation_change_recreates_with_reason() -> None:
     assert keys(ops) == [("delete", "interfaces/Gi0.10/address/10.0.0.1/24"),
                          ("delete", "interfaces/Gi0.10"), ("create", "interfaces/Gi0.10"),
                          ("create", "interfaces/Gi0.10/mtu"),
-                         ("create", "interfaces/Gi0.10/address/10.0.0.1/24"),
-                         ("create", "interfaces/Gi0.10/state")]
+                         ("create", "interfaces/Gi0.10/state"),
+                         ("create", "interfaces/Gi0.10/address/10.0.0.1/24")]
     assert "encapsulation changed" in ops[1].reason
     assert "create sub-interfaces Gi0 10 dot1ad 10 exact-match" in render_cli(ops)
 

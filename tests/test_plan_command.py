@@ -44,8 +44,10 @@ def test_novpp_cli_output(config_file: Path, capsys: pytest.CaptureFixture[str])
     assert "create sub-interfaces GigabitEthernet3/0/0 100 dot1q 100 exact-match" in lines
     assert "set interface mtu 1500 GigabitEthernet3/0/1" in lines
     assert "set interface ip address GigabitEthernet3/0/0.100 10.0.0.1/24" in lines
-    assert lines.index("lcp create GigabitEthernet3/0/0 host-if e0") < lines.index(
-        "set interface state GigabitEthernet3/0/0.100 up")
+    # up before its lcp pair (linux-cp copies the state then) and its addresses
+    up = lines.index("set interface state GigabitEthernet3/0/0 up")
+    assert up < lines.index("lcp create GigabitEthernet3/0/0 host-if e0")
+    assert up < lines.index("set interface ip address GigabitEthernet3/0/0 192.0.2.1/30")
     assert "to create" in err
 
 

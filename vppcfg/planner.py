@@ -308,9 +308,11 @@ def _order(state: PlanState) -> list[int]:
     planned, after = state.planned, state.after
     n = len(planned)
     width = len(DESCRIPTORS)
-    # Ties: deletes, then updates, then creates; by object type; by config order,
-    # folded into one int per operation (the heap then compares ints, not tuples).
-    rank = {(action, desc.obj): (ACTION_RANK[action] * width + i) * n
+    # Ties: deletes, then updates, then creates; by object type (deletes in the
+    # reverse of the registry: undone as made); by config order, folded into one
+    # int per operation (the heap then compares ints, not tuples).
+    rank = {(action, desc.obj): (ACTION_RANK[action] * width
+                                 + (width - 1 - i if action == "delete" else i)) * n
             for action in ACTION_RANK for i, desc in enumerate(DESCRIPTORS)}
     key = [rank[op.action, op.obj] + i for i, op in enumerate(planned)]
     indegree = [0] * n

@@ -10,7 +10,10 @@ from vppcfg.objects.base import Descriptor, RenderContext, RenderError, comment_
 from vppcfg.ops import Operation, VppContext
 
 # Registry order is only the tie-break among operations that are ready at the
-# same time (it groups the output); correctness comes from dependencies.
+# same time (it groups the output; deletes go in its reverse); correctness
+# comes from dependencies. State comes before lcp and addresses: linux-cp copies
+# the state to a pair's Linux side only when it makes the pair, and VPP adds
+# addresses to an up interface in half the time (docs/planner.md).
 DESCRIPTORS: tuple[Descriptor, ...] = (
     interface.Phy(),
     interface.Loopback(),
@@ -24,6 +27,7 @@ DESCRIPTORS: tuple[Descriptor, ...] = (
     bond.BondMember(),
     interface.Mac(),
     interface.Mtu(),
+    interface.State(),
     bridge.BridgeDomain(),
     bridge.BridgeBvi(),
     bridge.BridgeMember(),
@@ -36,7 +40,6 @@ DESCRIPTORS: tuple[Descriptor, ...] = (
     sflow.SflowInterface(),
     acl.Acl(),
     acl.InterfaceAcls(),
-    interface.State(),
 )
 _BY_OBJ = {desc.obj: desc for desc in DESCRIPTORS}
 
