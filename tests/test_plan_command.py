@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.test_cli_plan_acl import CONFIG as ACL_CONFIG
 from vppcfg.cli import main
 
 pytest.importorskip("vppcfg.config", reason="the config loader is not available yet")
@@ -115,18 +116,6 @@ def test_injection_is_stopped_before_rendering(tmp_path: Path, bad: str,
     assert "inject.yaml" in err and "Traceback" not in err
 
 
-ACL_CONFIG = """\
-interfaces:
-  GigabitEthernet3/0/0:
-    acls:
-      input: [ssh-in]
-acls:
-  ssh-in:
-    terms:
-      - action: permit
-        protocol: tcp
-        destination-port: ssh
-"""
 
 
 def test_a_binding_left_to_the_next_plan_is_said(tmp_path: Path,
@@ -141,7 +130,7 @@ def test_a_binding_left_to_the_next_plan_is_said(tmp_path: Path,
     assert "run vppcfg plan again to bind it" in out
     assert ("vppcfg plan: warning: the printed CLI leaves 1 ACL binding(s) to a second plan"
             in err)
-    assert "interfaces/GigabitEthernet3/0/0/acls (ACL ssh-in)" in err
+    assert "interfaces/host-ge0/acls (ACL ssh-in)" in err
     assert main(["plan", "--novpp", "--format", "json", "-c", str(path)]) == 0
     out, err = capsys.readouterr()
     assert "warning" not in err

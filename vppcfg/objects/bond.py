@@ -95,15 +95,12 @@ class Bond(Descriptor):
         tag_created(ctx, p["name"], field_of(reply, "sw_if_index"))
 
     def mark(self, raw: RawDump, reading: Reading) -> None:
-        reading.kinds.update((b["sw_if_index"], InterfaceKind.BOND) for b in raw.rows("bonds"))
+        reading.mark(raw.rows("bonds"), InterfaceKind.BOND)
 
     def read(self, raw: RawDump, reading: Reading) -> None:
         bonds: dict[str, BondModel] = {}
         members = raw.by_index("bond_members")
-        for b in raw.rows("bonds"):
-            itf = reading.interface(b["sw_if_index"])
-            if itf is None:
-                continue
+        for b, itf in reading.modelled(raw.rows("bonds")):
             mode = MODE_MODEL.get(b["mode"], BondMode.LACP)
             lb = LB_MODEL.get(b["lb"]) if mode in HASHING else None
             names = sorted(m["interface_name"] for m in members.get(b["sw_if_index"], ()))

@@ -18,6 +18,7 @@ from a RawDump is pure, so tests feed it recorded replies.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -75,6 +76,17 @@ class Reading:
         itf = self.kept.get(index)
         if itf is not None:
             self.kept[index] = replace(itf, **changes)
+
+    def mark(self, rows: list[dict[str, Any]], kind: InterfaceKind) -> None:
+        """The interfaces of these details (by sw_if_index) are of `kind`."""
+        self.kinds.update((row["sw_if_index"], kind) for row in rows)
+
+    def modelled(self, rows: list[dict[str, Any]]) -> Iterator[tuple[dict[str, Any], Interface]]:
+        """Each detail whose interface is modelled, with that interface."""
+        for row in rows:
+            itf = self.kept.get(row["sw_if_index"])
+            if itf is not None:
+                yield row, itf
 
     def foreign_interface(self, name: str) -> bool:
         return f"interfaces/{name}" in self.foreign

@@ -86,13 +86,12 @@ class Tap(Descriptor):
 
 
     def mark(self, raw: RawDump, reading: Reading) -> None:
-        reading.kinds.update((t["sw_if_index"], InterfaceKind.TAP) for t in raw.rows("taps"))
+        reading.mark(raw.rows("taps"), InterfaceKind.TAP)
 
     def read(self, raw: RawDump, reading: Reading) -> None:
         taps: dict[str, TapModel] = {}
-        for t in raw.rows("taps"):
-            itf = reading.interface(t["sw_if_index"])
-            if itf is None or itf.kind is not InterfaceKind.TAP:
+        for t, itf in reading.modelled(raw.rows("taps")):
+            if itf.kind is not InterfaceKind.TAP:
                 continue
             host = TapHost(
                 name=t["host_if_name"],

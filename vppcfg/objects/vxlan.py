@@ -33,14 +33,11 @@ class Vxlan(Descriptor):
                   args=EVERY_INTERFACE),)
 
     def mark(self, raw: RawDump, reading: Reading) -> None:
-        reading.kinds.update((v["sw_if_index"], InterfaceKind.VXLAN) for v in raw.rows("vxlans"))
+        reading.mark(raw.rows("vxlans"), InterfaceKind.VXLAN)
 
     def read(self, raw: RawDump, reading: Reading) -> None:
         tunnels: dict[str, VxlanTunnel] = {}
-        for v in raw.rows("vxlans"):
-            itf = reading.interface(v["sw_if_index"])
-            if itf is None:
-                continue
+        for v, itf in reading.modelled(raw.rows("vxlans")):
             tunnels[itf.name] = VxlanTunnel(
                 name=itf.name, instance=v["instance"], vni=v["vni"],
                 local=str(ipaddress.ip_address(v["src_address"])),
