@@ -56,3 +56,38 @@ def test_every_failing_call_of_the_richest_example_is_rolled_back(vpp_sim):
 
     with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
         assert fail_every_call(vpp_sim, conn, config.load(str(ROUTER))) > 10
+
+
+class _FailingSocket:
+    """The apply's socket, but its `fail_at`-th send fails (as a VPP that
+    stopped reading for longer than the timeout makes it)."""
+
+    def __init__(self, sock: Any, fail_at: int | None) -> None:
+        self._sock, self.fail_at, self.sent = sock, fail_at, 0
+
+    def sendall(self, data: bytes) -> None:
+        self.sent += 1
+        if self.sent == self.fail_at:
+            raise TimeoutError("timed out")
+        self._sock.sendall(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._sock, name)
+
+
+@pytest.mark.parametrize("write", [1, 2, 3])
+def test_a_socket_failing_mid_apply_is_reopened_for_the_rollback(vpp_sim, write: int):
+    """The `write`-th write of the apply's changes fails: the rollback opens a
+    new connection and puts VPP back."""
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
+        assert apply_config(conn, sample_a()).ok
+        transport = conn._client.transport
+        transport.socket = counting = _FailingSocket(transport.socket, None)
+        pre = conn.dump()
+        counting.fail_at = 2 * counting.sent + write  # after the apply's own dump
+        outcome = apply_config(conn, sample_b())
+        assert not outcome.ok and "send failed" in str(outcome.error)
+        assert outcome.rollback is not None and outcome.rollback.reconnected
+        assert outcome.rollback.complete, format_outcome(outcome)
+        assert "on a new connection" in format_outcome(outcome)
+        assert conn.connected and conn.dump() == pre

@@ -33,6 +33,7 @@ class RollbackReport:
     errors: list[str] = field(default_factory=list)
     remaining: list[Operation] = field(default_factory=list)  # still differs from pre
     aborted: str = ""  # why the rollback could not even be planned (VPP gone, ...)
+    reconnected: bool = False  # the apply's socket had failed: a new one was opened
 
     @property
     def complete(self) -> bool:
@@ -249,6 +250,9 @@ def rollback(conn: Any, target: Dataplane, engine: Engine | None = None) -> Roll
 
     report = RollbackReport()
     try:
+        if not getattr(conn, "connected", True):  # the socket failed mid-apply
+            conn.reconnect()
+            report.reconnected = True
         _roll_back(conn, target, engine or Engine(), report)
     except VppError as err:  # cannot even read VPP: say so instead of crashing the report
         report.aborted = str(err)
@@ -332,7 +336,9 @@ def format_outcome(outcome: Outcome) -> str:
             lines.append(f"  still different: {describe(op)}")
     rb = outcome.rollback
     if rb is not None:
-        lines.append(f"rollback: {len(rb.executed)} change(s) undone of {rb.planned} needed")
+        again = " (on a new connection: the first one failed)" if rb.reconnected else ""
+        lines.append(f"rollback: {len(rb.executed)} change(s) undone of {rb.planned} needed"
+                     f"{again}")
         for err in rb.errors[:10]:
             lines.append(f"  rollback error: {err}")
         if rb.aborted:

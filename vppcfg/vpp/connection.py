@@ -93,6 +93,7 @@ class VppConnection:
         self._messages: dict[str, tuple[Any, int]] = {}  # name -> (definition, index)
         self._dumped_index: dict[str, int] | None = None  # name -> index of the last dump
         self.json_dir = ""  # where the definitions came from (for the preflight's reports)
+        self._reopen: tuple[Any, ...] | None = None  # _connect's arguments, for reconnect()
 
     @classmethod
     @contextmanager
@@ -111,16 +112,35 @@ class VppConnection:
         files = api_files(json_dir, api_modules())
         if requests is DECLARED:
             requests = api_messages()
-        client = _connect(str(api_socket), files, timeout, name, requests)
+        reopen = (str(api_socket), files, timeout, name, requests)
+        conn = cls(_connect(*reopen), str(api_socket))
+        conn.json_dir, conn._reopen = str(json_dir), reopen
         try:
-            conn = cls(client, str(api_socket))
-            conn.json_dir = str(json_dir)
             yield conn
         finally:
-            try:
-                client.disconnect()
-            except Exception:
-                logging.getLogger(__name__).debug("disconnect failed", exc_info=True)
+            conn._disconnect()
+
+    @property
+    def connected(self) -> bool:
+        """False once the socket failed (a message may have been cut short)."""
+        return bool(getattr(self._client.transport, "connected", True))
+
+    def reconnect(self) -> None:
+        """A fresh connection in place of one whose socket failed (what a
+        rollback needs after VPP stopped answering for a while)."""
+        if self._reopen is None:
+            raise VppNotRunning("this connection cannot be reopened")
+        self._disconnect()
+        self._client = _connect(*self._reopen)
+        self._api = self._client.api
+        self._messages.clear()
+        self._dumped_index = None
+
+    def _disconnect(self) -> None:
+        try:
+            self._client.disconnect()
+        except Exception:
+            logging.getLogger(__name__).debug("disconnect failed", exc_info=True)
 
     # -- messages ---------------------------------------------------------
 
