@@ -60,14 +60,17 @@ def router_sized(release: VppRelease, directory: str) -> VppRelease:
 def one_size(objects: int, phys: list[str], release: str, tmp: str) -> None:
     full = write(generate(objects, [f"host-{p}" for p in phys], lcp=False), tmp, "full.yaml")
     empty = write("interfaces: {}\n", tmp, "empty.yaml")
-    lock = ["--lock-file", os.path.join(tmp, "lock"), "--state-dir", os.path.join(tmp, "st")]
+    # VPP holding tens of thousands of interfaces can be busy for more than the default
+    # 5 s with a window of calls (seen at 30,000 objects): the send then times out
+    lock = ["--lock-file", os.path.join(tmp, "lock"), "--state-dir", os.path.join(tmp, "st"),
+            "--timeout", "120"]
     s = shape(objects, len(phys))
     print(f"{s.objects} objects ({s.phys} PHYs, {s.subs} sub-interfaces, {s.bridges} bridge "
           f"domains, vxlan tunnels and loopbacks), VPP {release}:", flush=True)
     with vpp_real(phys, router_sized(VPP_RELEASES[release], tmp)) as vpp:
         there = cli(vpp, "apply", "-c", full, *lock)
         show("vppcfg apply from empty", there, _applied(there))
-        again = cli(vpp, "plan", "-c", full)
+        again = cli(vpp, "plan", "-c", full, "--timeout", "120")
         show("vppcfg plan, nothing to change", again)
         if "0 to create, 0 to change, 0 to delete" not in again["stdout"] + again.get(
                 "stderr", ""):

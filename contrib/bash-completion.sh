@@ -21,9 +21,10 @@ _vppcfg__dump() {
             --vpp-json-dir) _filedir -d; return ;;
             --format) COMPREPLY=($(compgen -W "yaml json" -- "$cur")); return ;;
             -o|--output) _filedir; return ;;
+            --timeout) COMPREPLY=(); return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--format --help --output --vpp-api-socket --vpp-json-dir -o" -- "$cur"))
+        COMPREPLY=($(compgen -W "--format --help --output --timeout --vpp-api-socket --vpp-json-dir -o" -- "$cur"))
     fi
 }
 _vppcfg__plan() {
@@ -34,11 +35,12 @@ _vppcfg__plan() {
             -o|--output) _filedir; return ;;
             --format) COMPREPLY=($(compgen -W "cli json" -- "$cur")); return ;;
             --allow) COMPREPLY=(); return ;;
+            --timeout) COMPREPLY=(); return ;;
             --vpp-api-socket) _filedir; return ;;
             --vpp-json-dir) _filedir -d; return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--allow --config --detailed-exitcode --format --help --novpp --output --strict --vpp-api-socket --vpp-json-dir -c -o" -- "$cur"))
+        COMPREPLY=($(compgen -W "--allow --config --detailed-exitcode --format --help --novpp --output --strict --timeout --vpp-api-socket --vpp-json-dir -c -o" -- "$cur"))
     else
         _filedir
     fi
@@ -55,9 +57,10 @@ _vppcfg__apply() {
             --confirm) COMPREPLY=(); return ;;
             --lock-file) _filedir; return ;;
             --state-dir) _filedir -d; return ;;
+            --timeout) COMPREPLY=(); return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--allow --config --confirm --detailed-exitcode --dry-run --format --help --lock-file --state-dir --strict --vpp-api-socket --vpp-json-dir -c" -- "$cur"))
+        COMPREPLY=($(compgen -W "--allow --config --confirm --detailed-exitcode --dry-run --format --help --lock-file --state-dir --strict --timeout --vpp-api-socket --vpp-json-dir -c" -- "$cur"))
     else
         _filedir
     fi

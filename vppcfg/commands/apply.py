@@ -27,7 +27,13 @@ from vppcfg.commands.allow import (
     show_warnings,
     strict_refusal,
 )
-from vppcfg.commands.common import add_config_argument, add_vpp_options, config_path, read_config
+from vppcfg.commands.common import (
+    add_config_argument,
+    add_timeout_option,
+    add_vpp_options,
+    config_path,
+    read_config,
+)
 from vppcfg.commands.plan import (
     NEEDS_ATTENTION,
     add_detailed_exitcode,
@@ -59,7 +65,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--confirm", type=_positive, metavar="SECONDS",
                         help="roll back after SECONDS unless `vppcfg confirm` runs first")
     _add_state_options(parser)
-    parser.add_argument("--timeout", type=float, default=5.0, help=argparse.SUPPRESS)
+    add_timeout_option(parser)
     parser.set_defaults(func=run_apply)
 
     confirm = subparsers.add_parser(

@@ -29,6 +29,14 @@ def add_vpp_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_timeout_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--timeout", type=float, default=5.0, metavar="SECONDS",
+        help="how long to wait for VPP to answer before giving it up (default 5); with tens "
+             "of thousands of interfaces VPP can be busy for longer within one apply",
+    )
+
+
 def write_output(text: str, path: str | None, prog: str) -> int:
     """Write a command's result to PATH, or stdout without one; the exit code."""
     if not path:

@@ -14,7 +14,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from vppcfg.commands.common import add_vpp_options, write_output
+from vppcfg.commands.common import add_timeout_option, add_vpp_options, write_output
 from vppcfg.model import Dataplane, FrozenDict
 
 FOREIGN_HEADER = (
@@ -32,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--format", choices=("yaml", "json"), default="yaml",
                         help="a config file in YAML (default), or the same as JSON")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
-    parser.add_argument("--timeout", type=float, default=5.0, help=argparse.SUPPRESS)
+    add_timeout_option(parser)
     parser.set_defaults(func=run)
 
 

@@ -29,6 +29,7 @@ from vppcfg.commands.allow import (
 )
 from vppcfg.commands.common import (
     add_config_argument,
+    add_timeout_option,
     add_vpp_options,
     config_path,
     read_config,
@@ -63,7 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_detailed_exitcode(parser)
     add_allow_option(parser)
     add_strict_option(parser)
-    parser.add_argument("--timeout", type=float, default=5.0, help=argparse.SUPPRESS)
+    add_timeout_option(parser)
     add_vpp_options(parser)
     parser.set_defaults(func=run)
 
