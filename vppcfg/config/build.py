@@ -39,30 +39,56 @@ FULL_PORTS = PortRange(0, 65535)
 FULL_ICMP = PortRange(0, 255)
 
 
+# An interface address's subnet: (version, network as int, broadcast as int, length)
+Subnet = tuple[int, int, int, int]
+
+
 @dataclass
 class Built:
     dataplane: Dataplane
     raw: dict[str, Any]
     # model key ("interfaces/loop0", "bonds/BondEthernet0", ...) -> config path
     where: dict[str, Path] = field(default_factory=dict)
+    # canonical interface address -> its subnet, read once here for the rules
+    subnets: dict[str, Subnet] = field(default_factory=dict)
+
+
+class _Addresses:
+    """Spells interface addresses canonically, keeping each one's subnet:
+    reading address text is the costliest step of building a large config,
+    and the address rules need the subnets again."""
+
+    def __init__(self) -> None:
+        self.subnets: dict[str, Subnet] = {}
+
+    def canonical(self, texts: list[str]) -> tuple[str, ...]:
+        """The addresses (valid: the schema checked them) canonical and sorted."""
+        out = []
+        for text in texts:
+            info = names.read_interface(text)
+            self.subnets[info[0]] = info[1:]
+            out.append(info[0])
+        out.sort()
+        return tuple(out)
 
 
 def build(data: dict[str, Any]) -> Built:
     where: dict[str, Path] = {}
     interfaces: dict[str, Interface] = {}
+    addresses = _Addresses()
     for name, body in data.get("loopbacks", {}).items():
-        interfaces[name] = _interface(name, InterfaceKind.LOOPBACK, body)
+        interfaces[name] = _interface(name, InterfaceKind.LOOPBACK, body, addresses)
         where[f"interfaces/{name}"] = ("loopbacks", name)
     for name, body in data.get("interfaces", {}).items():
         kind = names.interface_kind(name)
         if kind is InterfaceKind.LOOPBACK:
             continue  # reported by the interface rules: loopbacks live under `loopbacks`
         path = ("interfaces", name)
-        parent = _interface(name, kind, body)
+        parent = _interface(name, kind, body, addresses)
         interfaces[name] = parent
         where[f"interfaces/{name}"] = path
         for sub_id, sub_body in body.get("sub-interfaces", {}).items():
-            sub = _sub_interface(parent, sub_id, sub_body)
+            sub = _sub_interface(parent, sub_id, sub_body, addresses)
             interfaces[sub.name] = sub
             where[f"interfaces/{sub.name}"] = (*path, "sub-interfaces", sub_id)
 
@@ -95,7 +121,7 @@ def build(data: dict[str, Any]) -> Built:
         sflow=_sflow(data.get("sflow") or {}),
     )
     where["sflow"] = ("sflow",)
-    return Built(dp, data, where)
+    return Built(dp, data, where, addresses.subnets)
 
 
 def _section(
@@ -119,7 +145,7 @@ def _tap_mtus(interfaces: dict[str, Interface], taps: dict[str, Tap], data: dict
 NO_ACLS = InterfaceAcls()  # shared (immutable): most interfaces have none
 
 
-def _common(body: dict[str, Any]) -> dict[str, Any]:
+def _common(body: dict[str, Any], spell: _Addresses) -> dict[str, Any]:
     acls = body.get("acls")
     addresses = body.get("addresses")
     return {
@@ -127,7 +153,7 @@ def _common(body: dict[str, Any]) -> dict[str, Any]:
         "mtu": body.get("mtu", 1500),
         "state": body.get("state", "up"),
         "lcp": body.get("lcp"),
-        "addresses": tuple(sorted(names.ip_interface(a) for a in addresses)) if addresses else (),
+        "addresses": spell.canonical(addresses) if addresses else (),
         "unnumbered": body.get("unnumbered"),
         "l2xc": body.get("l2xc"),
         "mpls": body.get("mpls", False),
@@ -142,19 +168,23 @@ def _names(value: str | list[str] | None) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
 
-def _interface(name: str, kind: InterfaceKind | None, body: dict[str, Any]) -> Interface:
+def _interface(
+    name: str, kind: InterfaceKind | None, body: dict[str, Any], addresses: _Addresses
+) -> Interface:
     return Interface(
         name=name,
         kind=kind or InterfaceKind.PHY,
         mac=names.mac(body["mac"]) if "mac" in body else None,
         sflow=body.get("sflow", False),
         device_type=body.get("device-type"),
-        **_common(body),
+        **_common(body, addresses),
     )
 
 
-def _sub_interface(parent: Interface, sub_id: int, body: dict[str, Any]) -> Interface:
-    fields = _common(body)
+def _sub_interface(
+    parent: Interface, sub_id: int, body: dict[str, Any], addresses: _Addresses
+) -> Interface:
+    fields = _common(body, addresses)
     fields["mtu"] = body.get("mtu", parent.mtu)  # a sub follows its parent's MTU
     encap = body.get("encapsulation")
     if encap is None:

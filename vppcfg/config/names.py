@@ -122,11 +122,27 @@ _V4_FAST = re.compile(rf"({_V4_OCTET}(?:\.{_V4_OCTET}){{3}})/(3[0-2]|[12]?[0-9])
 _V6_FAST = re.compile(r"([0-9a-fA-F:]+)/(12[0-8]|1[01][0-9]|[1-9]?[0-9])")
 
 
-@lru_cache(maxsize=1 << 16)
-def interface_info(text: str) -> tuple[str, int, int, int, int] | None:
+def is_ip_interface(text: object) -> bool:
+    """Whether ip_interface(text) is not None, without spelling it: the schema
+    only asks yes or no, and the builder spells each address once (the plain
+    spellings need only their pattern; an IPv6 one also the C library's parse)."""
+    if not isinstance(text, str) or "/" not in text or text != text.strip() or "%" in text:
+        return False
+    if _V4_FAST.fullmatch(text):
+        return True
+    fast = _V6_FAST.fullmatch(text)
+    if fast:  # as interface_info: no second opinion from ipaddress on these
+        try:
+            socket.inet_pton(socket.AF_INET6, fast[1])
+        except OSError:
+            return False
+        return True
+    return interface_info(text) is not None
+
+
+def read_interface(text: str) -> tuple[str, int, int, int, int] | None:
     """(canonical, version, network as int, broadcast as int, prefix length) of an
-    `address/len`, or None. Memoised, with a fast path for the plain spellings:
-    the schema, the builder and the address rules all need it, and parsing
+    `address/len`, or None; with a fast path for the plain spellings, as parsing
     address text is the slowest step of checking a large config."""
     fast = _V4_FAST.fullmatch(text)
     if fast:
@@ -151,6 +167,12 @@ def interface_info(text: str) -> tuple[str, int, int, int, int] | None:
         return None
     bits = iface.max_prefixlen
     return _info(str(iface), iface.version, int(iface.ip), iface.network.prefixlen, bits)
+
+
+# Memoised for the callers that meet the same few addresses again (ACL and
+# prefix-list endpoints); the bulk of a config's addresses goes through
+# read_interface once, in the builder.
+interface_info = lru_cache(maxsize=1 << 16)(read_interface)
 
 
 def _info(canonical: str, version: int, value: int, length: int, bits: int):

@@ -140,7 +140,7 @@ class IpInterface(_Check):
     what = "an address with prefix length (such as 192.0.2.1/24 or 2001:db8::1/64)"
 
     def _ok(self, value: Any) -> bool:
-        return names.ip_interface(value) is not None
+        return names.is_ip_interface(value)
 
 
 class IpAddress(_Check):

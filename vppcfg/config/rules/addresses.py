@@ -10,11 +10,10 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 
+from vppcfg.config.build import Subnet
 from vppcfg.config.names import interface_info
 from vppcfg.config.rules import Context
 
-# A subnet: (version, first address, last address, prefix length)
-Subnet = tuple[int, int, int, int]
 # fe80::/10 in canonical spelling: a first group of four digits fe80-febf.
 _LINK_LOCAL = re.compile(r"fe[89ab][0-9a-f]:")
 
@@ -39,8 +38,8 @@ def check(ctx: Context) -> None:
                     f"address {address} is IPv6 link-local, which VPP manages by itself",
                 )
                 continue
-            _, version, first, last, length = interface_info(address)
-            owners[(version, first, last, length)].append((iface.name, address))
+            subnet = ctx.subnets.get(address) or tuple(interface_info(address)[1:])
+            owners[subnet].append((iface.name, address))
     for users in owners.values():
         first_owner = users[0][0]
         for name, address in users:
