@@ -39,8 +39,15 @@ FULL_PORTS = PortRange(0, 65535)
 FULL_ICMP = PortRange(0, 255)
 
 
-# An interface address's subnet: (version, network as int, broadcast as int, length)
+# An interface address's subnet: (version, network as int, prefix length,
+# broadcast as int), in the order the address rules sort subnets by.
 Subnet = tuple[int, int, int, int]
+
+
+def subnet_of(info: tuple[str, int, int, int, int]) -> Subnet:
+    """The subnet of names.read_interface's answer."""
+    _, version, network, broadcast, length = info
+    return (version, network, length, broadcast)
 
 
 @dataclass
@@ -66,7 +73,7 @@ class _Addresses:
         out = []
         for text in texts:
             info = names.read_interface(text)
-            self.subnets[info[0]] = info[1:]
+            self.subnets[info[0]] = subnet_of(info)
             out.append(info[0])
         out.sort()
         return tuple(out)
