@@ -60,13 +60,26 @@ class Built:
     subnets: dict[str, Subnet] = field(default_factory=dict)
 
 
-class _Addresses:
-    """Spells interface addresses canonically, keeping each one's subnet:
-    reading address text is the costliest step of building a large config,
-    and the address rules need the subnets again."""
+class _Values:
+    """The values of one build that are costly to read or shared by many
+    objects. Interface addresses are spelled canonically, keeping each one's
+    subnet: reading address text is the costliest step of building a large
+    config, and the address rules need the subnets again. Encapsulations
+    (immutable) are made once per distinct value: sub-interfaces of many
+    parents have the same few."""
 
     def __init__(self) -> None:
         self.subnets: dict[str, Subnet] = {}
+        self.encapsulations: dict[tuple[int, int, int, bool], Encapsulation] = {}
+
+    def encapsulation(
+        self, dot1q: int = 0, dot1ad: int = 0, inner_dot1q: int = 0, exact_match: bool = True
+    ) -> Encapsulation:
+        key = (dot1q, dot1ad, inner_dot1q, exact_match)
+        found = self.encapsulations.get(key)
+        if found is None:
+            found = self.encapsulations[key] = Encapsulation(*key)
+        return found
 
     def canonical(self, texts: list[str]) -> tuple[str, ...]:
         """The addresses (valid: the schema checked them) canonical and sorted."""
@@ -82,20 +95,20 @@ class _Addresses:
 def build(data: dict[str, Any]) -> Built:
     where: dict[str, Path] = {}
     interfaces: dict[str, Interface] = {}
-    addresses = _Addresses()
+    values = _Values()
     for name, body in data.get("loopbacks", {}).items():
-        interfaces[name] = _interface(name, InterfaceKind.LOOPBACK, body, addresses)
+        interfaces[name] = _interface(name, InterfaceKind.LOOPBACK, body, values)
         where[f"interfaces/{name}"] = ("loopbacks", name)
     for name, body in data.get("interfaces", {}).items():
         kind = names.interface_kind(name)
         if kind is InterfaceKind.LOOPBACK:
             continue  # reported by the interface rules: loopbacks live under `loopbacks`
         path = ("interfaces", name)
-        parent = _interface(name, kind, body, addresses)
+        parent = _interface(name, kind, body, values)
         interfaces[name] = parent
         where[f"interfaces/{name}"] = path
         for sub_id, sub_body in body.get("sub-interfaces", {}).items():
-            sub = _sub_interface(parent, sub_id, sub_body, addresses)
+            sub = _sub_interface(parent, sub_id, sub_body, values)
             interfaces[sub.name] = sub
             where[f"interfaces/{sub.name}"] = (*path, "sub-interfaces", sub_id)
 
@@ -128,7 +141,7 @@ def build(data: dict[str, Any]) -> Built:
         sflow=_sflow(data.get("sflow") or {}),
     )
     where["sflow"] = ("sflow",)
-    return Built(dp, data, where, addresses.subnets)
+    return Built(dp, data, where, values.subnets)
 
 
 def _section(
@@ -152,7 +165,7 @@ def _tap_mtus(interfaces: dict[str, Interface], taps: dict[str, Tap], data: dict
 NO_ACLS = InterfaceAcls()  # shared (immutable): most interfaces have none
 
 
-def _common(body: dict[str, Any], spell: _Addresses) -> dict[str, Any]:
+def _common(body: dict[str, Any], values: _Values) -> dict[str, Any]:
     acls = body.get("acls")
     addresses = body.get("addresses")
     return {
@@ -160,7 +173,7 @@ def _common(body: dict[str, Any], spell: _Addresses) -> dict[str, Any]:
         "mtu": body.get("mtu", 1500),
         "state": body.get("state", "up"),
         "lcp": body.get("lcp"),
-        "addresses": spell.canonical(addresses) if addresses else (),
+        "addresses": values.canonical(addresses) if addresses else (),
         "unnumbered": body.get("unnumbered"),
         "l2xc": body.get("l2xc"),
         "mpls": body.get("mpls", False),
@@ -176,7 +189,7 @@ def _names(value: str | list[str] | None) -> tuple[str, ...]:
 
 
 def _interface(
-    name: str, kind: InterfaceKind | None, body: dict[str, Any], addresses: _Addresses
+    name: str, kind: InterfaceKind | None, body: dict[str, Any], values: _Values
 ) -> Interface:
     return Interface(
         name=name,
@@ -184,21 +197,21 @@ def _interface(
         mac=names.mac(body["mac"]) if "mac" in body else None,
         sflow=body.get("sflow", False),
         device_type=body.get("device-type"),
-        **_common(body, addresses),
+        **_common(body, values),
     )
 
 
 def _sub_interface(
-    parent: Interface, sub_id: int, body: dict[str, Any], addresses: _Addresses
+    parent: Interface, sub_id: int, body: dict[str, Any], values: _Values
 ) -> Interface:
-    fields = _common(body, addresses)
+    fields = _common(body, values)
     fields["mtu"] = body.get("mtu", parent.mtu)  # a sub follows its parent's MTU
     encap = body.get("encapsulation")
     if encap is None:
-        encapsulation = Encapsulation(dot1q=sub_id)
+        encapsulation = values.encapsulation(dot1q=sub_id)
     else:
         # As in IPng's vppcfg: an explicit encapsulation is exact-match only if it says so.
-        encapsulation = Encapsulation(
+        encapsulation = values.encapsulation(
             dot1q=encap.get("dot1q", 0),
             dot1ad=encap.get("dot1ad", 0),
             inner_dot1q=encap.get("inner-dot1q", 0),
