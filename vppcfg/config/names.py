@@ -119,6 +119,7 @@ def ip_interface(text: object) -> str | None:
 
 _V4_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _V4_FAST = re.compile(rf"({_V4_OCTET}(?:\.{_V4_OCTET}){{3}})/(3[0-2]|[12]?[0-9])")
+_V4_ADDRESS = re.compile(rf"{_V4_OCTET}(?:\.{_V4_OCTET}){{3}}")
 _V6_FAST = re.compile(r"([0-9a-fA-F:]+)/(12[0-8]|1[01][0-9]|[1-9]?[0-9])")
 # the host bits of each prefix length
 _V4_HOST = [(1 << (32 - length)) - 1 for length in range(33)]
@@ -192,6 +193,8 @@ def ip_address(text: object) -> str | None:
     """A bare address (no prefix length) in canonical spelling, or None."""
     if not isinstance(text, str) or "/" in text or text != text.strip() or "%" in text:
         return None
+    if _V4_ADDRESS.fullmatch(text):  # ipaddress's own rule, and already canonical
+        return text
     try:
         return str(ipaddress.ip_address(text))
     except ValueError:
