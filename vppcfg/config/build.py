@@ -39,30 +39,76 @@ FULL_PORTS = PortRange(0, 65535)
 FULL_ICMP = PortRange(0, 255)
 
 
+# An interface address's subnet: (version, network as int, prefix length,
+# broadcast as int), in the order the address rules sort subnets by.
+Subnet = tuple[int, int, int, int]
+
+
+def subnet_of(info: tuple[str, int, int, int, int]) -> Subnet:
+    """The subnet of names.read_interface's answer."""
+    _, version, network, broadcast, length = info
+    return (version, network, length, broadcast)
+
+
 @dataclass
 class Built:
     dataplane: Dataplane
     raw: dict[str, Any]
     # model key ("interfaces/loop0", "bonds/BondEthernet0", ...) -> config path
     where: dict[str, Path] = field(default_factory=dict)
+    # canonical interface address -> its subnet, read once here for the rules
+    subnets: dict[str, Subnet] = field(default_factory=dict)
+
+
+class _Values:
+    """The values of one build that are costly to read or shared by many
+    objects. Interface addresses are spelled canonically, keeping each one's
+    subnet: reading address text is the costliest step of building a large
+    config, and the address rules need the subnets again. Encapsulations
+    (immutable) are made once per distinct value: sub-interfaces of many
+    parents have the same few."""
+
+    def __init__(self) -> None:
+        self.subnets: dict[str, Subnet] = {}
+        self.encapsulations: dict[tuple[int, int, int, bool], Encapsulation] = {}
+
+    def encapsulation(
+        self, dot1q: int = 0, dot1ad: int = 0, inner_dot1q: int = 0, exact_match: bool = True
+    ) -> Encapsulation:
+        key = (dot1q, dot1ad, inner_dot1q, exact_match)
+        found = self.encapsulations.get(key)
+        if found is None:
+            found = self.encapsulations[key] = Encapsulation(*key)
+        return found
+
+    def canonical(self, texts: list[str]) -> tuple[str, ...]:
+        """The addresses (valid: the schema checked them) canonical and sorted."""
+        out = []
+        for text in texts:
+            info = names.read_interface(text)
+            self.subnets[info[0]] = subnet_of(info)
+            out.append(info[0])
+        out.sort()
+        return tuple(out)
 
 
 def build(data: dict[str, Any]) -> Built:
     where: dict[str, Path] = {}
     interfaces: dict[str, Interface] = {}
+    values = _Values()
     for name, body in data.get("loopbacks", {}).items():
-        interfaces[name] = _interface(name, InterfaceKind.LOOPBACK, body)
+        interfaces[name] = _interface(name, InterfaceKind.LOOPBACK, body, values)
         where[f"interfaces/{name}"] = ("loopbacks", name)
     for name, body in data.get("interfaces", {}).items():
         kind = names.interface_kind(name)
         if kind is InterfaceKind.LOOPBACK:
             continue  # reported by the interface rules: loopbacks live under `loopbacks`
         path = ("interfaces", name)
-        parent = _interface(name, kind, body)
+        parent = _interface(name, kind, body, values)
         interfaces[name] = parent
         where[f"interfaces/{name}"] = path
         for sub_id, sub_body in body.get("sub-interfaces", {}).items():
-            sub = _sub_interface(parent, sub_id, sub_body)
+            sub = _sub_interface(parent, sub_id, sub_body, values)
             interfaces[sub.name] = sub
             where[f"interfaces/{sub.name}"] = (*path, "sub-interfaces", sub_id)
 
@@ -95,7 +141,7 @@ def build(data: dict[str, Any]) -> Built:
         sflow=_sflow(data.get("sflow") or {}),
     )
     where["sflow"] = ("sflow",)
-    return Built(dp, data, where)
+    return Built(dp, data, where, values.subnets)
 
 
 def _section(
@@ -119,7 +165,7 @@ def _tap_mtus(interfaces: dict[str, Interface], taps: dict[str, Tap], data: dict
 NO_ACLS = InterfaceAcls()  # shared (immutable): most interfaces have none
 
 
-def _common(body: dict[str, Any]) -> dict[str, Any]:
+def _common(body: dict[str, Any], values: _Values) -> dict[str, Any]:
     acls = body.get("acls")
     addresses = body.get("addresses")
     return {
@@ -127,7 +173,7 @@ def _common(body: dict[str, Any]) -> dict[str, Any]:
         "mtu": body.get("mtu", 1500),
         "state": body.get("state", "up"),
         "lcp": body.get("lcp"),
-        "addresses": tuple(sorted(names.ip_interface(a) for a in addresses)) if addresses else (),
+        "addresses": values.canonical(addresses) if addresses else (),
         "unnumbered": body.get("unnumbered"),
         "l2xc": body.get("l2xc"),
         "mpls": body.get("mpls", False),
@@ -142,26 +188,30 @@ def _names(value: str | list[str] | None) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
 
-def _interface(name: str, kind: InterfaceKind | None, body: dict[str, Any]) -> Interface:
+def _interface(
+    name: str, kind: InterfaceKind | None, body: dict[str, Any], values: _Values
+) -> Interface:
     return Interface(
         name=name,
         kind=kind or InterfaceKind.PHY,
         mac=names.mac(body["mac"]) if "mac" in body else None,
         sflow=body.get("sflow", False),
         device_type=body.get("device-type"),
-        **_common(body),
+        **_common(body, values),
     )
 
 
-def _sub_interface(parent: Interface, sub_id: int, body: dict[str, Any]) -> Interface:
-    fields = _common(body)
+def _sub_interface(
+    parent: Interface, sub_id: int, body: dict[str, Any], values: _Values
+) -> Interface:
+    fields = _common(body, values)
     fields["mtu"] = body.get("mtu", parent.mtu)  # a sub follows its parent's MTU
     encap = body.get("encapsulation")
     if encap is None:
-        encapsulation = Encapsulation(dot1q=sub_id)
+        encapsulation = values.encapsulation(dot1q=sub_id)
     else:
         # As in IPng's vppcfg: an explicit encapsulation is exact-match only if it says so.
-        encapsulation = Encapsulation(
+        encapsulation = values.encapsulation(
             dot1q=encap.get("dot1q", 0),
             dot1ad=encap.get("dot1ad", 0),
             inner_dot1q=encap.get("inner-dot1q", 0),

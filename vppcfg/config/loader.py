@@ -87,6 +87,10 @@ _BUILDERS = {
 }
 _MERGE = "<<"
 _COLLECTIONS = (dict, list)  # what the builder makes of maps and sequences
+_COLLECTION_TAGS = ("tag:yaml.org,2002:map", "tag:yaml.org,2002:seq")
+_SCALAR_EVENT, _ALIAS_EVENT = yaml.ScalarEvent, yaml.AliasEvent
+_MAP_START, _MAP_END = yaml.MappingStartEvent, yaml.MappingEndEvent
+_SEQ_START, _SEQ_END = yaml.SequenceStartEvent, yaml.SequenceEndEvent
 
 
 def _node(kind: str, value: str) -> ScalarNode:
@@ -225,8 +229,7 @@ def _parse(text: str, filename: str, track: bool = False) -> Document:
     builder = _Builder(filename, track)
     again = False
     try:
-        for event in yaml.parse(text, Loader=_ParserLoader):
-            builder.feed(event)
+        _feed_all(text, builder)
     except _Untracked:  # a problem to report: its path and position are needed
         again = True  # (outside this handler, so its errors do not chain to it)
     except _Fail as err:
@@ -245,6 +248,20 @@ def _parse(text: str, filename: str, track: bool = False) -> Document:
     empty = builder.root is None
     marks = builder.marks if track else None
     return Document(filename, {} if empty else builder.root, marks, empty, text)
+
+
+def _feed_all(text: str, builder: _Builder) -> None:
+    """Every parser event to the builder: yaml.parse's loop without its
+    generator, which costs a tenth of reading a large file."""
+    parser = _ParserLoader(text)
+    try:
+        next_event, feed = parser.get_event, builder.feed
+        event = next_event()
+        while event is not None:
+            feed(event)
+            event = next_event()
+    finally:
+        parser.dispose()
 
 
 def _pos(mark: Any) -> tuple[int, int]:
@@ -283,6 +300,7 @@ class _Frame:
         "anchor",
         "container",
         "have_key",
+        "is_map",
         "key",
         "key_lines",
         "key_mark",
@@ -299,8 +317,10 @@ class _Frame:
         self.key: Any = None
         self.key_mark: Any = None
         self.have_key = False
-        self.merges: list[Any] = []
-        self.key_lines: dict[Any, int] = {}
+        self.is_map = type(container) is dict
+        # made when first needed: most maps have neither
+        self.merges: list[Any] | None = None
+        self.key_lines: dict[Any, int] | None = None
 
 
 class _Builder:
@@ -320,27 +340,43 @@ class _Builder:
 
     def feed(self, event: yaml.Event) -> None:
         kind = type(event)
-        if kind is yaml.ScalarEvent:
+        if kind is _SCALAR_EVENT:
             value = self._scalar(event)
             if event.anchor:
                 self.anchors[event.anchor] = (value, 1)
             frame = self.stack[-1] if self.stack else None
-            if frame is not None and not frame.have_key and type(frame.container) is dict:
+            if frame is None or self.track:
+                self._value(value, event, 1)
+            elif frame.is_map and not frame.have_key:
                 # a map key (the most frequent event): _key() without its check,
                 # as a scalar is never a map or a list
                 frame.key, frame.key_mark, frame.have_key = value, event.start_mark, True
-                return
-            self._value(value, event, 1)
-        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            else:
+                self._put(frame, value, 1)
+        elif kind is _MAP_START or kind is _SEQ_START:
             self._start(event)
-        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+        elif kind is _MAP_END or kind is _SEQ_END:
             self._end()
-        elif kind is yaml.AliasEvent:
+        elif kind is _ALIAS_EVENT:
             self._alias(event)
         elif kind is yaml.DocumentStartEvent:
             self.documents += 1
             if self.documents > 1:
                 raise _Fail(event.start_mark, "only one YAML document per file (found '---')")
+
+    def _put(self, frame: _Frame, value: Any, size: int) -> None:
+        """_value() for a value (not a key) while positions are not tracked,
+        in the usual case: no merge key (most values of a file come here)."""
+        frame.size += size
+        container = frame.container
+        if not frame.is_map:
+            container.append(value)
+            return
+        key = frame.key
+        if key in container:
+            raise _Untracked
+        frame.have_key = False
+        container[key] = value
 
     def _scalar(self, event: yaml.ScalarEvent) -> Any:
         tag = event.tag
@@ -370,16 +406,23 @@ class _Builder:
             raise _Fail(event.start_mark, f"{event.value!r} is not a valid {tag}") from None
 
     def _start(self, event: yaml.NodeEvent) -> None:
-        if event.tag not in (None, "!") and event.tag not in (
-            "tag:yaml.org,2002:map",
-            "tag:yaml.org,2002:seq",
-        ):
-            raise _Fail(event.start_mark, f"unsupported YAML tag {event.tag!r}")
-        if len(self.stack) >= MAX_DEPTH:
+        tag = event.tag
+        if tag is not None and tag != "!" and tag not in _COLLECTION_TAGS:
+            raise _Fail(event.start_mark, f"unsupported YAML tag {tag!r}")
+        stack = self.stack
+        if len(stack) >= MAX_DEPTH:
             raise _Fail(event.start_mark, f"nested deeper than {MAX_DEPTH} levels")
-        container: Any = {} if isinstance(event, yaml.MappingStartEvent) else []
-        path = self._value(container, event, 0)
-        self.stack.append(_Frame(container, path, event.anchor))
+        container: Any = {} if type(event) is _MAP_START else []
+        frame = stack[-1] if stack else None
+        # the root, a tracked file, a map as a key (refused) or a merge: the general way
+        usual = frame is not None and not self.track and not (
+            frame.is_map and (not frame.have_key or frame.key == _MERGE))
+        if not usual:
+            path = self._value(container, event, 0)
+        else:
+            self._put(frame, container, 0)
+            path = ()
+        stack.append(_Frame(container, path, event.anchor))
 
     def _end(self) -> None:
         frame = self.stack.pop()
@@ -421,6 +464,8 @@ class _Builder:
         key = frame.key
         frame.size += size
         if key == _MERGE and not isinstance(event, yaml.ScalarEvent):
+            if frame.merges is None:
+                frame.merges = []
             frame.merges.append(value)
             return (*frame.path, key) if self.track else ()
         if not self.track:
@@ -441,6 +486,8 @@ class _Builder:
             )
             return (*path, "<duplicate>")
         frame.container[key] = value
+        if frame.key_lines is None:
+            frame.key_lines = {}
         frame.key_lines[key] = frame.key_mark.line + 1
         # Collections point at their key; scalar values at themselves.
         self.marks[path] = _pos(

@@ -119,38 +119,69 @@ def ip_interface(text: object) -> str | None:
 
 _V4_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _V4_FAST = re.compile(rf"({_V4_OCTET}(?:\.{_V4_OCTET}){{3}})/(3[0-2]|[12]?[0-9])")
+_V4_ADDRESS = re.compile(rf"{_V4_OCTET}(?:\.{_V4_OCTET}){{3}}")
 _V6_FAST = re.compile(r"([0-9a-fA-F:]+)/(12[0-8]|1[01][0-9]|[1-9]?[0-9])")
+# the host bits of each prefix length
+_V4_HOST = [(1 << (32 - length)) - 1 for length in range(33)]
+_V6_HOST = [(1 << (128 - length)) - 1 for length in range(129)]
 
 
-@lru_cache(maxsize=1 << 16)
-def interface_info(text: str) -> tuple[str, int, int, int, int] | None:
+def is_ip_interface(text: object) -> bool:
+    """Whether ip_interface(text) is not None, without spelling it: the schema
+    only asks yes or no, and the builder spells each address once (the plain
+    spellings need only their pattern; an IPv6 one also the C library's parse)."""
+    if not isinstance(text, str) or "/" not in text or text != text.strip() or "%" in text:
+        return False
+    if _V4_FAST.fullmatch(text):
+        return True
+    fast = _V6_FAST.fullmatch(text)
+    if fast:  # as interface_info: no second opinion from ipaddress on these
+        try:
+            socket.inet_pton(socket.AF_INET6, fast[1])
+        except OSError:
+            return False
+        return True
+    return interface_info(text) is not None
+
+
+def read_interface(text: str) -> tuple[str, int, int, int, int] | None:
     """(canonical, version, network as int, broadcast as int, prefix length) of an
-    `address/len`, or None. Memoised, with a fast path for the plain spellings:
-    the schema, the builder and the address rules all need it, and parsing
+    `address/len`, or None; with a fast path for the plain spellings, as parsing
     address text is the slowest step of checking a large config."""
     fast = _V4_FAST.fullmatch(text)
     if fast:
-        value = int.from_bytes(socket.inet_aton(fast[1]), "big")
-        return _info(text, 4, value, int(fast[2]), 32)
+        length = int(fast[2])
+        host = _V4_HOST[length]
+        network = int.from_bytes(socket.inet_aton(fast[1]), "big") & ~host
+        return (text, 4, network, network | host, length)
     fast = _V6_FAST.fullmatch(text)
     if fast:
         try:
             packed = socket.inet_pton(socket.AF_INET6, fast[1])
         except OSError:
             return None
+        length = int(fast[2])
+        host = _V6_HOST[length]
         value = int.from_bytes(packed, "big")
         # The C library writes RFC 5952 text as Python does, but for the forms
         # with an IPv4 tail (::ffff:192.0.2.1), which Python 3.11 writes in hex.
         spelled = socket.inet_ntop(socket.AF_INET6, packed)
         if "." in spelled:
             spelled = str(ipaddress.IPv6Address(value))
-        return _info(f"{spelled}/{int(fast[2])}", 6, value, int(fast[2]), 128)
+        network = value & ~host
+        return (f"{spelled}/{length}", 6, network, network | host, length)
     try:
         iface = ipaddress.ip_interface(text)
     except ValueError:
         return None
     bits = iface.max_prefixlen
     return _info(str(iface), iface.version, int(iface.ip), iface.network.prefixlen, bits)
+
+
+# Memoised for the callers that meet the same few addresses again (ACL and
+# prefix-list endpoints); the bulk of a config's addresses goes through
+# read_interface once, in the builder.
+interface_info = lru_cache(maxsize=1 << 16)(read_interface)
 
 
 def _info(canonical: str, version: int, value: int, length: int, bits: int):
@@ -162,6 +193,8 @@ def ip_address(text: object) -> str | None:
     """A bare address (no prefix length) in canonical spelling, or None."""
     if not isinstance(text, str) or "/" in text or text != text.strip() or "%" in text:
         return None
+    if _V4_ADDRESS.fullmatch(text):  # ipaddress's own rule, and already canonical
+        return text
     try:
         return str(ipaddress.ip_address(text))
     except ValueError:

@@ -140,7 +140,7 @@ class IpInterface(_Check):
     what = "an address with prefix length (such as 192.0.2.1/24 or 2001:db8::1/64)"
 
     def _ok(self, value: Any) -> bool:
-        return names.ip_interface(value) is not None
+        return names.is_ip_interface(value)
 
 
 class IpAddress(_Check):
@@ -357,26 +357,64 @@ def _compile(node: Any, strict: bool, include: Callable[[str, bool], Accept]) ->
     if yamale.util.is_map(node) or yamale.util.is_list(node):
         return _static(node, strict, include)
     validator: yv.Validator = node
-    skip_none = validator.is_optional and validator.can_be_none
     then = _then(validator, strict, include)
     valid = _valid(validator)
-    if then is None and not skip_none:
-        return valid
+    if then is None:
+        test = valid
+    elif valid is _ALWAYS:  # an include: only its body is checked
+        test = then
+    else:
+        def test(data: Any) -> bool:
+            return valid(data) and then(data)
+    if validator.is_optional and validator.can_be_none:
+        return lambda data: data is None or test(data)
+    return test
 
-    def accept(data: Any) -> bool:
-        if data is None and skip_none:
-            return True
-        return valid(data) and (then is None or then(data))
 
-    return accept
+def _always(data: Any) -> bool:
+    return True
+
+
+_ALWAYS: Accept = _always
+# Constraints whose failure always makes an error of yamale's (a message, never
+# an empty list): checked by their own test instead of through validate().
+_PLAIN_CONSTRAINTS = (yv.constraints.Min, yv.constraints.Max,
+                      yv.constraints.LengthMin, yv.constraints.LengthMax)
 
 
 def _valid(validator: yv.Validator) -> Accept:
-    """Whether the validator's own test passes: its type test alone when
-    that is all yamale's validate() would run (no constraints)."""
-    if type(validator).validate is yv.Validator.validate and not validator._constraints_inst:
-        return validator._is_valid
-    return lambda data: not validator.validate(data)
+    """Whether yamale's validate() finds nothing: its type test, then its
+    active constraints' tests (as validate() runs them, without making the
+    messages); a validator with other constraints or its own validate()
+    goes through validate()."""
+    if type(validator).validate is not yv.Validator.validate:
+        return lambda data: not validator.validate(data)
+    constraints = [c for c in validator._constraints_inst if c.is_active]
+    plain = yv.constraints.Constraint.is_valid
+    if not all(type(c) in _PLAIN_CONSTRAINTS and type(c).is_valid is plain for c in constraints):
+        return lambda data: not validator.validate(data)
+    own = _type_test(validator)
+    if not constraints:
+        return own
+    tests = [c._is_valid for c in constraints]
+    return lambda data: own(data) and all(t(data) for t in tests)
+
+
+def _type_test(validator: yv.Validator) -> Accept:
+    """The validator's _is_valid, or the same answer sooner: a plain dict is a
+    Mapping and a plain list a Sequence (the loader makes only those)."""
+    cls = type(validator)
+    if cls._is_valid is yv.Include._is_valid:
+        return _ALWAYS
+    if isinstance(validator, _Check) and cls._is_valid is _Check._is_valid:
+        return validator._ok
+    if cls._is_valid is yv.Map._is_valid:
+        slow = validator._is_valid
+        return lambda data: type(data) is dict or slow(data)
+    if cls._is_valid is yv.List._is_valid:
+        slow = validator._is_valid
+        return lambda data: type(data) is list or slow(data)
+    return validator._is_valid
 
 
 def _then(validator: yv.Validator, strict: bool,
@@ -389,11 +427,10 @@ def _then(validator: yv.Validator, strict: bool,
     if not subs:
         return None
     if isinstance(validator, yv.Map | yv.List):
-        keys = yamale.util.get_keys
         if len(subs) == 1:
             (sub,) = subs
-            return lambda data: all(sub(data[k]) for k in keys(data))
-        return lambda data: all(any(s(data[k]) for s in subs) for k in keys(data))
+            return lambda data: all(sub(item) for item in _items(data))
+        return lambda data: all(any(s(item) for s in subs) for item in _items(data))
     if isinstance(validator, yv.Any):
         return lambda data: any(s(data) for s in subs)
     if isinstance(validator, yv.Subset):
@@ -403,6 +440,16 @@ def _then(validator: yv.Validator, strict: bool,
             return list(data) if yamale.util.is_list(data) else [data]
         return lambda data: all(any(s(x) for s in subs) for x in each(data))
     return None
+
+
+def _items(data: Any) -> Any:
+    """The values of a map or the items of a list, as yamale visits them."""
+    if type(data) is dict:
+        return data.values()
+    if type(data) is list:
+        return data
+    keys = yamale.util.get_keys(data)
+    return [data[k] for k in keys]
 
 
 def _static(node: Any, strict: bool, include: Callable[[str, bool], Accept]) -> Accept:
@@ -450,7 +497,7 @@ def _static_map(items: list[tuple[Any, Accept, bool]], strict: bool) -> Accept:
                     return False
             elif not sub(item):
                 return False
-        return all(key in data for key in required)
+        return not required or all(key in data for key in required)
 
     return accept
 
@@ -470,7 +517,24 @@ def _sub_ids(doc: Document, obj: Any, path: Path) -> list[Problem]:
 
 
 def _nulls(doc: Document, obj: Any, path: Path) -> list[Problem]:
-    """yamale lets an optional field be null; the language does not (`mtu:` alone)."""
+    """yamale lets an optional field be null; the language does not (`mtu:` alone).
+    Null sub-interface lists and bodies are made empty maps in place."""
+    if _null_free(obj):  # the usual case, found without making paths
+        return []
+    return _null_problems(doc, obj, path)
+
+
+def _null_free(value: Any) -> bool:
+    """No null anywhere inside this map or list (nothing for _nulls to do)."""
+    for item in value.values() if type(value) is dict else value if type(value) is list else ():
+        if item is None:
+            return False
+        if (type(item) is dict or type(item) is list) and not _null_free(item):
+            return False
+    return True
+
+
+def _null_problems(doc: Document, obj: Any, path: Path) -> list[Problem]:
     found = []
     if isinstance(obj, dict):
         for key, value in list(obj.items()):
@@ -483,15 +547,15 @@ def _nulls(doc: Document, obj: Any, path: Path) -> list[Problem]:
                     if body is None:
                         value[sub] = {}
                     else:
-                        found += _nulls(doc, body, (*path, key, sub))
+                        found += _null_problems(doc, body, (*path, key, sub))
             elif isinstance(value, dict | list):  # a scalar holds no null
-                found += _nulls(doc, value, (*path, key))
+                found += _null_problems(doc, value, (*path, key))
     elif isinstance(obj, list):
         for i, value in enumerate(obj):
             if value is None:
                 found.append(_problem(doc, (*path, index(i)), "has no value"))
             elif isinstance(value, dict | list):
-                found += _nulls(doc, value, (*path, index(i)))
+                found += _null_problems(doc, value, (*path, index(i)))
     return found
 
 

@@ -24,21 +24,26 @@ class Context:
         self.allowed = allowed
         self.raw = built.raw
         self.where = built.where
+        self.subnets = built.subnets  # the interface addresses' subnets, read by the builder
         self.doc = doc
         self.problems: list[Problem] = []
         # Advice, not refusals: things VPP holds and works with but that are
         # most likely a mistake in a hand-written file (mismatched MTUs ...).
         self.warnings: list[Problem] = []
-        self.ifaces = self.dp.interfaces
+        # a plain dict: the rules look interfaces up several times each
+        self.ifaces: dict[str, Interface] = dict(self.dp.interfaces.items())
         self.subs: dict[str, list[Interface]] = defaultdict(list)
         # single-tagged sub-interfaces by (parent, dot1q, dot1ad): the middle of a QinQ
         self.single_tagged: dict[tuple[str, int, int], Interface] = {}
-        for iface in self.ifaces.values():
+        self.xc_targets: dict[str, list[str]] = defaultdict(list)
+        for iface in self.ifaces.values():  # one pass, for every index by interface
             if iface.parent:
                 self.subs[iface.parent].append(iface)
                 encap = iface.encapsulation
                 if encap and not encap.inner_dot1q:
                     self.single_tagged.setdefault((iface.parent, encap.dot1q, encap.dot1ad), iface)
+            if iface.l2xc:
+                self.xc_targets[iface.l2xc].append(iface.name)
         self.bridge_of: dict[str, str] = {}
         self.bvi_of: dict[str, str] = {}
         for bridge in self.dp.bridge_domains.values():
@@ -50,16 +55,6 @@ class Context:
         for bond in self.dp.bonds.values():
             for member in bond.members:
                 self.bond_of.setdefault(member, bond.name)
-        self.xc_targets: dict[str, list[str]] = defaultdict(list)
-        for iface in self.ifaces.values():
-            if iface.l2xc:
-                self.xc_targets[iface.l2xc].append(iface.name)
-        self.lcp_owners: dict[str, list[str]] = defaultdict(list)
-        for iface in self.ifaces.values():
-            if iface.lcp:
-                self.lcp_owners[iface.lcp].append(f"interfaces/{iface.name}")
-        for tap in self.dp.taps.values():
-            self.lcp_owners[tap.host.name].append(f"taps/{tap.name}")
 
     def is_l2(self, name: str) -> bool:
         iface = self.ifaces.get(name)
@@ -100,7 +95,9 @@ class Context:
     def raw_of(self, key: str) -> dict[str, Any]:
         node: Any = self.raw
         for part in self.where.get(key, ()):
-            node = node.get(part, {}) if isinstance(node, dict) else {}
+            if not isinstance(node, dict):
+                return {}
+            node = node.get(part, {})
         return node if isinstance(node, dict) else {}
 
     def others(self, names: list[str], but: str) -> str:

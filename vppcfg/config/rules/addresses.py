@@ -8,28 +8,27 @@ the same subnet but no nesting. Checked with one sort per family (n log n).
 from __future__ import annotations
 
 import re
-from collections import defaultdict
 
+from vppcfg.config.build import Subnet, subnet_of
 from vppcfg.config.names import interface_info
 from vppcfg.config.rules import Context
 
-# A subnet: (version, first address, last address, prefix length)
-Subnet = tuple[int, int, int, int]
 # fe80::/10 in canonical spelling: a first group of four digits fe80-febf.
 _LINK_LOCAL = re.compile(r"fe[89ab][0-9a-f]:")
 
 
 def check(ctx: Context) -> None:
-    owners: dict[Subnet, list[tuple[str, str]]] = defaultdict(list)
+    # each subnet's first user (interface, address): who the others clash with
+    owners: dict[Subnet, tuple[str, str]] = {}
     for iface in ctx.ifaces.values():
-        seen: set[str] = set()
-        for address in iface.addresses:
-            if address in seen:
+        previous = None
+        for address in iface.addresses:  # sorted: a repeated address comes next to itself
+            if address == previous:
                 ctx.report(
                     f"interfaces/{iface.name}", "addresses", f"address {address} is listed twice"
                 )
                 continue
-            seen.add(address)
+            previous = address
             if _LINK_LOCAL.match(address):
                 # VPP keeps the link-local apart: /128 only, never listed by
                 # ip_address_dump and never deletable, so it could not converge.
@@ -39,31 +38,28 @@ def check(ctx: Context) -> None:
                     f"address {address} is IPv6 link-local, which VPP manages by itself",
                 )
                 continue
-            _, version, first, last, length = interface_info(address)
-            owners[(version, first, last, length)].append((iface.name, address))
-    for users in owners.values():
-        first_owner = users[0][0]
-        for name, address in users:
-            if name != first_owner:
+            subnet = ctx.subnets.get(address) or subnet_of(interface_info(address))
+            first = owners.setdefault(subnet, (iface.name, address))
+            if first[0] != iface.name:
                 ctx.report(
-                    f"interfaces/{name}",
+                    f"interfaces/{iface.name}",
                     "addresses",
-                    f"address {address} is in the same subnet as {users[0][1]} on {first_owner}",
+                    f"address {address} is in the same subnet as {first[1]} on {first[0]}",
                 )
-    _nesting(ctx, sorted(owners, key=lambda s: (s[0], s[1], s[3])), owners)
+    # A Subnet sorts by version, start address, then length (its last field,
+    # the end address, follows from those three).
+    _nesting(ctx, sorted(owners), owners)
 
 
-def _nesting(
-    ctx: Context, subnets: list[Subnet], owners: dict[Subnet, list[tuple[str, str]]]
-) -> None:
+def _nesting(ctx: Context, subnets: list[Subnet], owners: dict[Subnet, tuple[str, str]]) -> None:
     """Sorted by start address then length, a subnet nests in the one on the stack."""
     stack: list[Subnet] = []
     for subnet in subnets:
-        while stack and (stack[-1][0] != subnet[0] or stack[-1][2] < subnet[1]):
+        while stack and (stack[-1][0] != subnet[0] or stack[-1][3] < subnet[1]):
             stack.pop()
         if stack:
-            name, address = owners[subnet][0]
-            other, other_address = owners[stack[-1]][0]
+            name, address = owners[subnet]
+            other, other_address = owners[stack[-1]]
             ctx.report(
                 f"interfaces/{name}",
                 "addresses",

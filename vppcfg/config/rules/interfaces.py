@@ -30,14 +30,17 @@ def check(ctx: Context) -> None:
                     "a loopback is configured under 'loopbacks', not 'interfaces'",
                 )
             )
-    for iface in ctx.ifaces.values():
+    for iface in ctx.ifaces.values():  # the checks that may apply, each a call
         key = f"interfaces/{iface.name}"
         _declared(ctx, key, iface)
         _kind_fields(ctx, key, iface)
-        _layer(ctx, key, iface)
-        _unnumbered(ctx, key, iface)
-        _acls(ctx, key, iface)
-        if iface.is_sub:
+        if ctx.is_l2(iface.name):
+            _layer(ctx, key, iface)
+        if iface.unnumbered:
+            _unnumbered(ctx, key, iface)
+        if iface.acls.input or iface.acls.output:
+            _acls(ctx, key, iface)
+        if iface.kind is InterfaceKind.SUB:
             _sub(ctx, key, iface)
     check_encapsulations(ctx)
 
@@ -89,9 +92,7 @@ def _tap_interface(ctx: Context, key: str, iface: Interface) -> None:
 def _layer(ctx: Context, key: str, iface: Interface) -> None:
     """An L2 interface (bridge member, l2xc source or target) has no use for L3
     settings; VPP keeps them though, so addresses and an lcp are language
-    refusals and unnumbered or mpls a warning."""
-    if not ctx.is_l2(iface.name):
-        return
+    refusals and unnumbered or mpls a warning. Only for an L2 interface."""
     role = _l2_role(ctx, iface.name)
     if iface.addresses:
         ctx.refuse("l2-address", key, "addresses", f"is {role} (L2) and has addresses, "
@@ -114,8 +115,6 @@ def _l2_role(ctx: Context, name: str) -> str:
 
 def _unnumbered(ctx: Context, key: str, iface: Interface) -> None:
     target = iface.unnumbered
-    if not target:
-        return
     if iface.addresses:
         ctx.report(key, "addresses", "an unnumbered interface cannot also have addresses")
     if target == iface.name:
@@ -161,7 +160,8 @@ def _sub(ctx: Context, key: str, sub: Interface) -> None:
         ctx.refuse("sub-mtu", key, "mtu",
                    f"MTU {sub.mtu} is higher than parent {parent.name} MTU {parent.mtu}",
                    f"lower it to {parent.mtu} or less, or raise the parent's")
-    if encap.outer > MAX_VLAN:  # only when implied by the id: the schema caps written tags
+    outer = encap.dot1q or encap.dot1ad  # encap.outer, read once
+    if outer > MAX_VLAN:  # only when implied by the id: the schema caps written tags
         ctx.report(
             key,
             "",
@@ -170,10 +170,10 @@ def _sub(ctx: Context, key: str, sub: Interface) -> None:
         )
     if encap.dot1q and encap.dot1ad:
         ctx.report(key, "encapsulation", "give dot1q or dot1ad, not both")
-    elif not encap.outer:
+    elif not outer:
         ctx.report(key, "encapsulation", "needs an outer tag: dot1q or dot1ad")
-    middle = _middle(ctx, sub)
-    if encap.inner_dot1q and middle and sub.mtu > middle.mtu:
+    middle = _middle(ctx, sub) if encap.inner_dot1q else None
+    if middle and sub.mtu > middle.mtu:
         ctx.refuse("sub-mtu", key, "mtu",
                    f"MTU {sub.mtu} is higher than {middle.name} MTU {middle.mtu} (its outer tag)",
                    f"lower it to {middle.mtu} or less, or raise {middle.name}'s")

@@ -6,11 +6,13 @@ version, tests/test_real_dump.py)."""
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
+
 from vppcfg.config.rules import Context
 
 
 def check(ctx: Context) -> None:
-    for name, owners in ctx.lcp_owners.items():
+    for name, owners in _shared(ctx).items():
         if len(owners) < 2:
             continue
         shown = [o.split("/", 1)[1] for o in owners]
@@ -18,3 +20,22 @@ def check(ctx: Context) -> None:
             field = "lcp" if owner.startswith("interfaces/") else ("host", "name")
             others = ctx.others(shown, owner.split("/", 1)[1])
             ctx.report(owner, field, f"Linux name {name} is also used by {others}")
+
+
+def _shared(ctx: Context) -> dict[str, list[str]]:
+    """The Linux names used more than once, each with the model keys of its
+    users: interfaces, then taps. Counted first: nearly every name has one
+    user, and needs no key made."""
+    uses = Counter(iface.lcp for iface in ctx.ifaces.values() if iface.lcp)
+    uses.update(tap.host.name for tap in ctx.dp.taps.values())
+    shared = {name for name, count in uses.items() if count > 1}
+    owners: dict[str, list[str]] = defaultdict(list)
+    if not shared:
+        return owners
+    for iface in ctx.ifaces.values():
+        if iface.lcp in shared:
+            owners[iface.lcp].append(f"interfaces/{iface.name}")
+    for tap in ctx.dp.taps.values():
+        if tap.host.name in shared:
+            owners[tap.host.name].append(f"taps/{tap.name}")
+    return owners
