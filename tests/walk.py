@@ -482,7 +482,7 @@ def snapshot(conn: Any, macs: MacNames, namespaces: dict[str, str] | None = None
     hosts = {p["host_sw_if_index"]: f"lcp-host-{p['host_if_name']}"
              for p in raw.rows("lcp_pairs")}
     names.update(hosts)
-    hw_names = {hw: names[sw] for hw, sw in raw.tables.get("hw_to_sw", {}).items()}
+    hw_names = {hw: names[sw] for hw, sw in raw.keyed("hw_to_sw").items()}
     clean = _Cleaner(names, macs, namespaces or {})
     numbered = ("interface_name", "dev_name", "id")
     acl_tags = {a["acl_index"]: a["tag"] for a in raw.rows("acls")}
@@ -490,12 +490,12 @@ def snapshot(conn: Any, macs: MacNames, namespaces: dict[str, str] | None = None
         "interfaces": {names[d["sw_if_index"]]: clean(
             d, drop=numbered if d["sw_if_index"] in hosts else ())
             for d in raw.rows("interfaces")},
-        "addresses": {names[i]: sorted(a) for i, a in raw.by_index("addresses").items()},
+        "addresses": {names[i]: sorted(a) for i, a in raw.keyed("addresses").items()},
         "bridge_domains": {d["bd_id"]: clean(d) for d in raw.rows("bridge_domains")},
         "l2xc": sorted(tuple(sorted(clean(d).items())) for d in raw.rows("l2xc")),
         "bonds": {names[d["sw_if_index"]]: clean(d) for d in raw.rows("bonds")},
         "bond_members": {names[b]: sorted((clean(m) for m in ms), key=str)
-                         for b, ms in raw.by_index("bond_members").items()},
+                         for b, ms in raw.keyed("bond_members").items()},
         "taps": {names[d["sw_if_index"]]: clean(
             d, drop=numbered if d["sw_if_index"] in hosts else ()) for d in raw.rows("taps")},
         "vxlans": {names[d["sw_if_index"]]: clean(d) for d in raw.rows("vxlans")},

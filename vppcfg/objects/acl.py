@@ -32,8 +32,8 @@ from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
 from vppcfg.vpp_numbers import ACL_ACTION, NONE_INDEX
 
-ACTIONS = ACL_ACTION  # the model's words are VPP's: forward for writing,
-ACTION_NAMES = {number: word for word, number in ACL_ACTION.items()}  # inverse for reading
+# The model's actions are VPP's words: ACL_ACTION writes, its inverse reads.
+ACTION_NAMES = {number: word for word, number in ACL_ACTION.items()}
 MAX_NAME = 56  # the config language's limit on an ACL name
 ICMP_PROTOCOLS = (1, 58)
 ANY = {4: "0.0.0.0/0", 6: "::/0"}
@@ -129,7 +129,7 @@ def _rule_cli(rule: tuple[Any, ...]) -> str:
 
 def _rule_api(rule: tuple[Any, ...]) -> dict[str, Any]:
     action, src, dst, proto, sf, sl, df, dl = rule
-    return {"is_permit": ACTIONS[action], "src_prefix": src, "dst_prefix": dst, "proto": proto,
+    return {"is_permit": ACL_ACTION[action], "src_prefix": src, "dst_prefix": dst, "proto": proto,
             "srcport_or_icmptype_first": sf, "srcport_or_icmptype_last": sl,
             "dstport_or_icmpcode_first": df, "dstport_or_icmpcode_last": dl,
             "tcp_flags_mask": 0, "tcp_flags_value": 0}

@@ -99,7 +99,7 @@ class Bond(Descriptor):
 
     def read(self, raw: RawDump, reading: Reading) -> None:
         bonds: dict[str, BondModel] = {}
-        members = raw.by_index("bond_members")
+        members = raw.keyed("bond_members")
         for b, itf in reading.modelled(raw.rows("bonds")):
             mode = MODE_MODEL.get(b["mode"], BondMode.LACP)
             lb = LB_MODEL.get(b["lb"]) if mode in HASHING else None
@@ -147,7 +147,7 @@ class BondMember(Descriptor):
     def read(self, raw: RawDump, reading: Reading) -> None:
         """A member's MAC is the bond's (VPP gives it to every member): the
         bond's setting, which a config may not name on the member."""
-        for details in raw.by_index("bond_members").values():
+        for details in raw.keyed("bond_members").values():
             for member in details:
                 reading.set(member["sw_if_index"], mac=None)
 

@@ -72,7 +72,7 @@ class Phy(Descriptor):
                 yield Node(key, self.obj, fd(kind="phy"), owner=key)
 
     def read(self, raw: RawDump, reading: Reading) -> None:
-        addresses = raw.by_index("addresses")
+        addresses = raw.keyed("addresses")
         for index in sorted(reading.details):
             d = reading.details[index]
             kind = _kind(reading, d)

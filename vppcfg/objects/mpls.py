@@ -18,11 +18,11 @@ class Mpls(Descriptor):
     uses = (Uses(("mpls_table_add_del",), actions=CREATE),
             Uses(("sw_interface_set_mpls_enable",)))
     reads = (Dump("mpls", ("mpls_interface_dump",), args=EVERY_INTERFACE),)
+    pipelined = False  # execute() retries after NO_SUCH_FIB
 
     def read(self, raw: RawDump, reading: Reading) -> None:
         for m in raw.rows("mpls"):
             reading.set(m["sw_if_index"], mpls=True)
-    pipelined = False  # execute() retries after NO_SUCH_FIB
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf in ctx.keyed:

@@ -47,8 +47,13 @@ class RawDump:
         """A dump's details; none when the table was not read."""
         return self.tables.get(table) or []
 
+    def keyed(self, table: str) -> dict[Any, Any]:
+        """A table of results by index; none when it was not read (for the
+        readers, which leave the RawDump as it is)."""
+        return self.tables.get(table) or {}
+
     def by_index(self, table: str) -> dict[int, Any]:
-        """A follow-up's results (made on first use)."""
+        """A follow-up's results, to fill (made on first use)."""
         return self.tables.setdefault(table, {})
 
     def __repr__(self) -> str:

@@ -86,7 +86,7 @@ class SflowInterface(Descriptor):
     def read(self, raw: RawDump, reading: Reading) -> None:
         # without the map, a PHY's hw index is taken to be its sw index (true
         # unless interfaces were deleted and re-created)
-        hw_to_sw = raw.tables.get("hw_to_sw", {})
+        hw_to_sw = raw.keyed("hw_to_sw")
         for d in raw.rows("sflow_interfaces"):
             sw = hw_to_sw.get(d["hw_if_index"], d["hw_if_index"])
             itf = reading.interface(sw)
