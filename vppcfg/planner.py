@@ -17,14 +17,20 @@ Both dataplanes are decomposed into nodes by the object descriptors
    in L2 mode) before whatever claims it next. Among ready operations deletes
    go first, then updates, then creates, so the output reads naturally.
 
-Cost is linear in the number of nodes (plus a heap for the ready set).
+Cost is linear in the number of nodes (plus a heap for the ready set, when
+the plain order of ties does not already follow every edge). A large config
+has hundreds of thousands of nodes, so the desired side is kept in columns
+and Operations are made only as they are handed out (see PlanState).
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
+from itertools import compress
+from operator import lt
 from typing import Any
 
 from vppcfg.gcpause import gc_paused
@@ -40,6 +46,12 @@ from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, ikey
 from vppcfg.ops import Operation
 
 ACTION_RANK = {"delete": 0, "update": 1, "create": 2}
+# What is planned for a desired node (PlanState.act): its position is the
+# operation's number. Deletes (live nodes) are numbered after all positions.
+NOTHING, CREATE, UPDATE = 0, 1, 2
+_ACT = {"create": CREATE, "update": UPDATE}
+_CREATES_ONLY = bytes([0, 1, 0]) + bytes(253)  # act -> 1 for CREATE, else 0
+_new_op = tuple.__new__  # Operation's own __new__ in C: made once per operation
 
 
 class PlanError(ValueError):
@@ -55,56 +67,166 @@ def collect(dp: Dataplane) -> tuple[dict[str, Node], NodeContext]:
     return nodes, ctx
 
 
+class Desired:
+    """The desired dataplane's nodes in columns, by position (the order the
+    descriptors list them; a key listed again keeps its first position, as a
+    dict does). A node object per node of a large config was a third of
+    planning's memory; its value is all an operation needs of it."""
+
+    def __init__(self, dp: Dataplane, watched: frozenset[str]) -> None:
+        self.ctx = NodeContext(dp)
+        self.index: dict[str, int] = {}  # key -> position
+        self.objs: list[str] = []
+        self.values: list[dict[str, Any] | None] = []  # None once handed out
+        self.deps: list[tuple[str, ...]] = []  # dropped once the edges are made
+        # owners among `watched` (the live side's foreign keys): what the config names
+        self.named: set[str] = set()
+        # positions in registry order, then node order: ties among creates
+        # need no sort (False once a later descriptor listed a key again)
+        self.in_registry_order = True
+        self._collect(dp, watched)
+
+    def _collect(self, dp: Dataplane, watched: frozenset[str]) -> None:
+        index, objs, values, deps = self.index, self.objs, self.values, self.deps
+        setdefault, named = index.setdefault, self.named
+        add_obj, add_value, add_deps = objs.append, values.append, deps.append
+        n = 0
+        for desc in DESCRIPTORS:
+            for node in desc.nodes(dp, self.ctx):
+                at = setdefault(node.key, n)
+                if at == n:
+                    add_obj(node.obj)
+                    add_value(node.value)
+                    add_deps(node.deps)
+                    n += 1
+                else:
+                    objs[at], values[at], deps[at] = node.obj, node.value, node.deps
+                    self.in_registry_order = False
+                if watched and node.owner in watched:
+                    named.add(node.owner)
+
+    def node(self, at: int, key: str) -> Node:
+        """The node at a position, for a descriptor's hooks (claims, recreate_reason)."""
+        return Node(key, self.objs[at], self.values[at], self.deps[at] if self.deps else ())
+
+
 class PlanState:
     """The operations being planned and their ordering edges (for descriptors'
-    ``adjust`` hooks, which add edges or refine parameters).
+    ``adjust`` hooks, which add edges or refine parameters: objects.base.PlanView).
 
-    Operations are numbered in the order they are planned; edges and the
-    ordering work on those numbers (tens of thousands of operations: tuple
-    keys and per-edge lookups were most of the planning time)."""
+    An operation's number is its desired node's position for a create or an
+    update (a node has at most one), and the number of positions plus its
+    place among the deletes for a delete. Per operation the state keeps only
+    what it is (``act``) and, when refined, its parameters (``params``); the
+    Operation itself is made when asked for, and the edges are two arrays of
+    numbers: at hundreds of thousands of operations, objects per operation
+    and per edge were most of the planning time and memory."""
 
     def __init__(self, desired: Dataplane, live: Dataplane) -> None:
-        self.desired_nodes, self.desired_ctx = collect(desired)
         self.live_nodes, self.live_ctx = collect(live)
-        self.planned: list[Operation] = []
-        # action -> key -> number of its operation
-        self.numbers: dict[str, dict[str, int]] = {action: {} for action in ACTION_RANK}
-        self.after: list[list[int]] = []  # number -> the numbers that must follow it
+        self.desired = Desired(desired, live.foreign)
+        self.desired_ctx = self.desired.ctx
+        self.size = len(self.desired.objs)  # numbers below it are desired positions
+        self.act = bytearray(self.size)  # per position: NOTHING, CREATE or UPDATE
+        self.updated: list[int] = []  # positions updated, in live order (their ties)
+        self.deleted: dict[str, str] = {}  # live key -> reason, in plan order
+        self.delete_keys: list[str] = []
+        self.delete_numbers: dict[str, int] = {}
+        self.params: dict[int, FrozenDict[str, Any]] = {}  # refined or update parameters
         self.implicit: set[int] = set()  # deletes VPP does by itself
+        self.before = array("l")  # edge i: operation before[i] precedes after[i]
+        self.after = array("l")
+        self._keys: list[str] | None = None
 
-    def add(self, op: Operation) -> int:
-        number = len(self.planned)
-        self.planned.append(op)
-        self.after.append([])
-        self.numbers[op.action][op.key] = number
-        return number
+    @property
+    def keys(self) -> list[str]:
+        """The desired keys by position (the index keeps them in that order)."""
+        if self._keys is None:
+            self._keys = list(self.desired.index)
+        return self._keys
+
+    def number(self, action: str, key: str) -> int | None:
+        """The number of the planned operation, or None."""
+        if action == "delete":
+            return self.delete_numbers.get(key)
+        at = self.desired.index.get(key)
+        if at is None or self.act[at] != _ACT[action]:
+            return None
+        return at
+
+    def operation(self, number: int, key: str | None = None) -> Operation:
+        """The planned operation ``number`` (``key``: its key, when known)."""
+        params = self.params.get(number)
+        if number >= self.size:
+            key = self.delete_keys[number - self.size]
+            old = self.live_nodes[key]
+            if params is None:
+                params = FrozenDict.adopt(old.value)
+            return _new_op(Operation, (old.obj, "delete", key, params, self.deleted[key]))
+        if key is None:
+            key = self.keys[number]
+        obj = self.desired.objs[number]
+        if self.act[number] == UPDATE:
+            return _new_op(Operation, (obj, "update", key, params, ""))
+        if params is None:
+            params = FrozenDict.adopt(self.desired.values[number])  # type: ignore[arg-type]
+        reason = self.deleted.get(key)
+        reason = "" if reason is None else f"recreated: {reason}"
+        return _new_op(Operation, (obj, "create", key, params, reason))
+
+    # -- objects.base.PlanView --
 
     def get(self, action: str, key: str) -> Operation | None:
-        number = self.numbers[action].get(key)
-        return None if number is None else self.planned[number]
+        number = self.number(action, key)
+        return None if number is None else self.operation(number, key)
+
+    def operations(self, action: str, obj: str) -> list[Operation]:
+        if action == "update":
+            numbers: Iterable[int] = self.updated
+        elif action == "delete":
+            numbers = self.delete_numbers.values()
+        else:
+            numbers = compress(range(self.size), self.act.translate(_CREATES_ONLY))
+        ops = (self.operation(number) for number in numbers)
+        return [op for op in ops if op.obj == obj]
 
     def edge(self, before: Operation, after: Operation) -> None:
         """``after`` follows ``before`` (an edge from an operation that is not
         planned orders nothing)."""
-        b = self.numbers[before.action].get(before.key)
+        b = self.number(before.action, before.key)
         if b is None:
             return
-        a = self.numbers[after.action].get(after.key)
+        a = self.number(after.action, after.key)
         if a is None:
             raise KeyError(f"edge to an operation not planned: {after}")
         if b != a:
-            self.after[b].append(a)
+            self.before.append(b)
+            self.after.append(a)
 
     def replace(self, op: Operation, params: FrozenDict[str, Any]) -> None:
-        number = self.numbers[op.action][op.key]
-        self.planned[number] = Operation(op.obj, op.action, op.key, params, op.reason)
+        number = self.number(op.action, op.key)
+        if number is None:
+            raise KeyError(f"replacing an operation not planned: {op}")
+        self.params[number] = params
+
+    # -- what the ordering needs --
+
+    def obj_of(self, number: int) -> str:
+        if number >= self.size:
+            return self.live_nodes[self.delete_keys[number - self.size]].obj
+        return self.desired.objs[number]
+
+    def action_of(self, number: int) -> str:
+        if number >= self.size:
+            return "delete"
+        return "update" if self.act[number] == UPDATE else "create"
 
 
-def _protected(live: Dataplane, dnodes: dict[str, Node], alone: set[str]) -> set[str]:
+def _protected(live: Dataplane, named: set[str], alone: set[str]) -> set[str]:
     """Owners the planner must not touch: foreign objects, and the top-level
     interfaces the config does not name that are not NICs or that carry a foreign
-    object (their settings serve that object, which belongs to another tool)."""
-    named = {node.owner for node in dnodes.values()}
+    object (their settings serve that object, which belongs to another tool).
+    `named`: the foreign owners the config names."""
     protected = {key for key in live.foreign if key not in named}
     protected.update(ikey(name) for name in alone)
     return protected
@@ -170,39 +292,57 @@ def _check_desired(desired: Dataplane, live: Dataplane) -> None:
             raise PlanError(f"interfaces/{itf.name}: no {itf.kind} defines this interface")
 
 
-def _diff(state: PlanState, protected: set[str]) -> tuple[dict[str, str], list[str], list[str]]:
-    """Keys to delete (with reasons), to create, to update in place."""
-    dn, ln = state.desired_nodes, state.live_nodes
-    deleted: dict[str, str] = {}
+def _diff(state: PlanState, protected: set[str]) -> None:
+    """What to delete (with reasons), create and update in place: into the state."""
+    d, ln, deleted = state.desired, state.live_nodes, state.deleted
+    index, objs, values = d.index, d.objs, d.values
     updated: list[str] = []
     for key, old in ln.items():
         if old.owner in protected:
             continue
-        new = dn.get(key)
-        if new is None:
+        at = index.get(key)
+        if at is None:
             if descriptor(old.obj).delete_when_absent:
                 deleted[key] = ""  # pruned: not in the config
-        elif (new.value != old.value and not _same(old, new)) or new.obj != old.obj:
-            reason = (f"type changed from {old.obj} to {new.obj}" if new.obj != old.obj
-                      else descriptor(new.obj).recreate_reason(old, new))
-            if reason:
-                deleted[key] = reason
-            else:
-                updated.append(key)
+            continue
+        obj, value = objs[at], values[at]
+        if obj == old.obj and (value == old.value or _same(old, obj, value)):
+            continue
+        reason = (f"type changed from {old.obj} to {obj}" if obj != old.obj
+                  else descriptor(obj).recreate_reason(old, d.node(at, key)))
+        if reason:
+            deleted[key] = reason
+        else:
+            updated.append(key)
     _keep_in_use(ln, deleted, protected)
-    _cascade(ln, deleted, protected, dn)
-    # Lists in config order: the order of ties in the output is deterministic.
-    created = [key for key in dn if key not in ln or key in deleted]
-    updated = [key for key in updated if key not in deleted]
-    return deleted, created, updated
+    _cascade(ln, deleted, protected, index)
+    _mark(state, updated)
 
 
-def _same(old: Node, new: Node) -> bool:
+def _mark(state: PlanState, updated: list[str]) -> None:
+    """Number the operations: creates are every desired node but those live and
+    kept (config order), updates in live order, deletes after them all."""
+    index, act, deleted = state.desired.index, state.act, state.deleted
+    act[:] = bytes([CREATE]) * state.size
+    for key in state.live_nodes:
+        at = index.get(key)
+        if at is not None and key not in deleted:
+            act[at] = NOTHING
+    for key in updated:
+        if key not in deleted:
+            at = index[key]
+            act[at] = UPDATE
+            state.updated.append(at)
+    state.delete_keys = list(deleted)
+    state.delete_numbers = {key: state.size + i for i, key in enumerate(state.delete_keys)}
+
+
+def _same(old: Node, obj: str, value: dict[str, Any]) -> bool:
     """Equal but for fields the config leaves to VPP (desired None)."""
-    optional = descriptor(new.obj).optional
-    if not optional or old.value.keys() != new.value.keys():
+    optional = descriptor(obj).optional
+    if not optional or old.value.keys() != value.keys():
         return False
-    return all(v == old.value[k] or (k in optional and v is None) for k, v in new.value.items())
+    return all(v == old.value[k] or (k in optional and v is None) for k, v in value.items())
 
 
 def _keep_in_use(ln: dict[str, Node], deleted: dict[str, str], protected: set[str]) -> None:
@@ -220,7 +360,7 @@ def _keep_in_use(ln: dict[str, Node], deleted: dict[str, str], protected: set[st
 
 
 def _cascade(ln: dict[str, Node], deleted: dict[str, str], protected: set[str],
-             desired: dict[str, Node]) -> None:
+             desired: dict[str, int]) -> None:
     """What needs a deleted node goes first (and comes back if still wanted)."""
     if not deleted:
         return
@@ -238,54 +378,61 @@ def _cascade(ln: dict[str, Node], deleted: dict[str, str], protected: set[str],
                 queue.append((dependent, root))
 
 
-def _build_ops(state: PlanState, deleted: dict[str, str], created: list[str],
-               updated: list[str]) -> None:
-    dn, ln, add = state.desired_nodes, state.live_nodes, state.add
-    # Node values are fresh dicts nobody changes once collected: adopted, not copied.
-    adopt = FrozenDict.adopt
-    for key, reason in deleted.items():
-        old = ln[key]
-        number = add(Operation(old.obj, "delete", key, adopt(old.value), reason))
-        if old.holder and old.holder != key and old.holder in deleted:
+def _build_ops(state: PlanState) -> None:
+    """Update parameters (the new value and what it replaces) and implicit deletes."""
+    values, ln, keys = state.desired.values, state.live_nodes, state.keys
+    for at in state.updated:
+        new, old = values[at], ln[keys[at]].value
+        previous = FrozenDict({k: v for k, v in old.items() if new.get(k) != v})  # type: ignore[union-attr]
+        state.params[at] = FrozenDict({**new, "previous": previous})  # type: ignore[dict-item]
+    deleted = state.deleted
+    for key, number in state.delete_numbers.items():
+        holder = ln[key].holder
+        if holder and holder != key and holder in deleted:
             state.implicit.add(number)
-    for key in created:
-        new = dn[key]
-        reason = f"recreated: {deleted[key]}" if key in deleted else ""
-        add(Operation(new.obj, "create", key, adopt(new.value), reason))
-    for key in updated:
-        new, old = dn[key], ln[key]
-        previous = FrozenDict({k: v for k, v in old.value.items() if new.value.get(k) != v})
-        add(Operation(new.obj, "update", key, FrozenDict({**new.value, "previous": previous})))
 
 
 def _dependency_edges(state: PlanState) -> None:
     """Creates/updates follow their deps' creates/updates; deletes precede
     their deps' deletes/updates and their own key's create (a recreate)."""
-    after = state.after
-    deletes, updates, creates = (state.numbers[a] for a in ("delete", "update", "create"))
+    before, after = state.before, state.after
+    index, act = state.desired.index, state.act
+    deletes = state.delete_numbers
     for key, number in deletes.items():
-        follow = after[number]
         for dep in state.live_nodes[key].deps:
             if dep in deletes:
-                follow.append(deletes[dep])
-            if dep in updates:
-                follow.append(updates[dep])
-        if key in creates:
-            follow.append(creates[key])
-    dn = state.desired_nodes
-    for made in (creates, updates):
-        for key, number in made.items():
-            for dep in dn[key].deps:
-                if dep in creates:
-                    after[creates[dep]].append(number)
-                if dep in updates:
-                    after[updates[dep]].append(number)
+                before.append(number)
+                after.append(deletes[dep])
+            at = index.get(dep)
+            if at is not None and act[at] == UPDATE:
+                before.append(number)
+                after.append(at)
+        at = index.get(key)
+        if at is not None and act[at] == CREATE:
+            before.append(number)
+            after.append(at)
+    _made_edges(state)
+
+
+def _made_edges(state: PlanState) -> None:
+    """Creates and updates after their deps' creates and updates (the bulk of
+    the edges: a loop over positions, without an object per operation)."""
+    get, act = state.desired.index.get, state.act
+    add_before, add_after = state.before.append, state.after.append
+    for at, (planned, deps) in enumerate(zip(act, state.desired.deps, strict=True)):
+        if planned:
+            for dep in deps:
+                source = get(dep)
+                if source is not None and act[source]:
+                    add_before(source)
+                    add_after(at)
+    state.desired.deps = []  # not needed any more: memory for the operations to come
 
 
 def _claim_edges(state: PlanState) -> None:
     """A resource released by a delete is claimed afterwards."""
     released: dict[str, list[tuple[Claim, int]]] = {}
-    deletes = state.numbers["delete"]
+    deletes = state.delete_numbers
     for key, number in deletes.items():
         node = state.live_nodes[key]
         # An implicit delete happens when its holder goes.
@@ -294,73 +441,159 @@ def _claim_edges(state: PlanState) -> None:
             released.setdefault(claim.resource, []).append((claim, source))
     if not released:
         return
-    for made in (state.numbers["create"], state.numbers["update"]):
-        for key, number in made.items():
-            node = state.desired_nodes[key]
-            for claim in descriptor(node.obj).claims(node):
-                for old_claim, source in released.get(claim.resource, ()):
-                    if claim.conflicts(old_claim) and state.planned[source].key != key:
-                        state.after[source].append(number)
+    d, keys = state.desired, state.keys
+    creates = compress(range(state.size), state.act.translate(_CREATES_ONLY))
+    for at in (*creates, *state.updated):
+        key = keys[at]
+        node = Node(key, d.objs[at], d.values[at])  # type: ignore[arg-type]
+        for claim in descriptor(node.obj).claims(node):
+            for old_claim, source in released.get(claim.resource, ()):
+                if claim.conflicts(old_claim) and state.delete_keys[source - state.size] != key:
+                    state.before.append(source)
+                    state.after.append(at)
+
+
+def _ranks(n: int) -> dict[tuple[str, str], int]:
+    """The order of ties by (action, object type): deletes, then updates, then
+    creates; by object type (deletes in the reverse of the registry: undone
+    as made)."""
+    width = len(DESCRIPTORS)
+    return {(action, desc.obj): (ACTION_RANK[action] * width
+                                 + (width - 1 - i if action == "delete" else i)) * n
+            for action in ACTION_RANK for i, desc in enumerate(DESCRIPTORS)}
+
+
+def _tie_keys(state: PlanState) -> tuple[list[int], list[int]]:
+    """The planned operations' numbers and each one's tie-break key (an int:
+    its rank, then its place among the deletes, the updates or the config
+    order), deletes first, then updates, then creates."""
+    scale = state.size + len(state.delete_keys) + 1
+    rank = _ranks(scale)
+    numbers = [*state.delete_numbers.values(), *state.updated]
+    keys = [rank["delete", state.obj_of(n)] + i
+            for i, n in enumerate(state.delete_numbers.values())]
+    keys += [rank["update", state.obj_of(n)] + i for i, n in enumerate(state.updated)]
+    creates = list(compress(range(state.size), state.act.translate(_CREATES_ONLY)))
+    objs = state.desired.objs
+    create_rank = {obj: rank["create", obj] for _, obj in rank}
+    numbers += creates
+    keys += [create_rank[objs[at]] + at for at in creates]
+    return numbers, keys
 
 
 def _order(state: PlanState) -> list[int]:
-    """The operations' numbers in execution order."""
-    planned, after = state.planned, state.after
-    n = len(planned)
-    width = len(DESCRIPTORS)
-    # Ties: deletes, then updates, then creates; by object type (deletes in the
-    # reverse of the registry: undone as made); by config order, folded into one
-    # int per operation (the heap then compares ints, not tuples).
-    rank = {(action, desc.obj): (ACTION_RANK[action] * width
-                                 + (width - 1 - i if action == "delete" else i)) * n
-            for action in ACTION_RANK for i, desc in enumerate(DESCRIPTORS)}
-    key = [rank[op.action, op.obj] + i for i, op in enumerate(planned)]
-    indegree = [0] * n
-    for follow in after:
-        for t in follow:
-            indegree[t] += 1
-    ready = [key[i] for i in range(n) if not indegree[i]]
+    """The operations' numbers in execution order: the ready operation with the
+    smallest tie-break key first. When sorting by that key alone already puts
+    every operation after all it follows (a plan of mostly creates, in config
+    order), that sort is the order and no heap is needed."""
+    numbers, keys = _tie_keys(state)
+    by_key = sorted(range(len(numbers)), key=keys.__getitem__)
+    order = [numbers[i] for i in by_key]
+    if _follows_edges(state, order):
+        return order
+    return _heap_order(state, numbers, keys)
+
+
+def _follows_edges(state: PlanState, order: list[int]) -> bool:
+    """Whether every edge goes forward in `order` (then the heap's order is it)."""
+    if not state.before:
+        return True
+    place = array("l", bytes(8 * (state.size + len(state.delete_keys))))
+    for i, number in enumerate(order):
+        place[number] = i
+    at = place.__getitem__
+    return all(map(lt, map(at, state.before), map(at, state.after)))
+
+
+def _heap_order(state: PlanState, numbers: list[int], keys: list[int]) -> list[int]:
+    """Kahn's sort with the ready set in a heap by tie-break key."""
+    total = state.size + len(state.delete_keys)
+    follow: list[list[int]] = [[] for _ in range(total)]
+    indegree = [0] * total
+    for b, a in zip(state.before, state.after, strict=True):
+        follow[b].append(a)
+        indegree[a] += 1
+    # heap entries: the key, then the number (the key is unique, so the
+    # number never decides, and comes back with % total)
+    entry = [0] * total
+    for number, key in zip(numbers, keys, strict=True):
+        entry[number] = key * total + number
+    ready = [entry[n] for n in numbers if not indegree[n]]
     heapq.heapify(ready)
     order: list[int] = []
     push, pop, add = heapq.heappush, heapq.heappop, order.append
     while ready:
-        i = pop(ready) % n
+        i = pop(ready) % total
         add(i)
-        for t in after[i]:
+        for t in follow[i]:
             indegree[t] -= 1
             if not indegree[t]:
-                push(ready, key[t])
-    if len(order) != n:
-        stuck = sorted(f"{planned[i].action} {planned[i].key}" for i in range(n) if indegree[i])
+                push(ready, entry[t])
+    if len(order) != len(numbers):
+        stuck = sorted(f"{state.action_of(i)} {state.operation(i).key}"
+                       for i in numbers if indegree[i])
         raise PlanError(f"circular dependencies between: {', '.join(stuck[:10])}")
     return order
-
-
-def _emitted(state: PlanState, order: list[int]) -> list[int]:
-    """The ordered operations minus virtual, implicit and no-op ones."""
-    hidden = _hidden_types()
-    # only descriptors that override noop() are asked (most never skip anything)
-    noops = {d.obj: d for d in DESCRIPTORS if type(d).noop is not Descriptor.noop}
-    implicit, planned = state.implicit, state.planned
-    out: list[int] = []
-    for number in order:
-        op = planned[number]
-        if op.obj in hidden or number in implicit:
-            continue
-        desc = noops.get(op.obj)
-        if desc is None or not desc.noop(op):
-            out.append(number)
-    return out
 
 
 def _hidden_types() -> frozenset[str]:
     return frozenset(desc.obj for desc in DESCRIPTORS if desc.virtual)
 
 
+def _emit(state: PlanState, order: list[int],
+          emitted: list[int] | None = None) -> Iterator[Operation]:
+    """The ordered operations minus virtual, implicit and no-op ones, each made
+    as it is handed out (a create without refined parameters inline: they are
+    most of a large plan); `emitted` gets their numbers. The state lets go of a
+    node's value once its operation is out: a large plan is written as it
+    goes, and its text replaces its values in memory."""
+    hidden = _hidden_types()
+    # only descriptors that override noop() are asked (most never skip anything)
+    noops = {d.obj: d for d in DESCRIPTORS if type(d).noop is not Descriptor.noop}
+    implicit, size, params, deleted = state.implicit, state.size, state.params, state.deleted
+    objs, values, act, keys = state.desired.objs, state.desired.values, state.act, state.keys
+    adopt, emit = FrozenDict.adopt, (emitted.append if emitted is not None else None)
+    for number in order:
+        if number < size:
+            obj = objs[number]
+            if obj in hidden:
+                continue
+            if act[number] == CREATE and number not in params:
+                key = keys[number]
+                reason = deleted.get(key)
+                op = _new_op(Operation, (obj, "create", key, adopt(values[number]),  # type: ignore[arg-type]
+                                         "" if reason is None else f"recreated: {reason}"))
+            else:
+                op = state.operation(number)
+        elif number in implicit:
+            continue
+        else:
+            op = state.operation(number)
+            obj = op.obj
+            if obj in hidden:
+                continue
+        desc = noops.get(obj)
+        if desc is None or not desc.noop(op):
+            if emit is not None:
+                emit(number)
+            yield op
+        if number < size:
+            values[number] = None
+
+
 def plan(desired: Dataplane, live: Dataplane) -> list[Operation]:
     """The ordered operations that turn ``live`` into ``desired`` (empty if equal)."""
     with gc_paused():
-        return _plan(desired, live)
+        return list(plan_stream(desired, live))
+
+
+def plan_stream(desired: Dataplane, live: Dataplane) -> Iterator[Operation]:
+    """The plan, made now (PlanError is raised here), its operations handed out
+    one by one: for a caller that writes each and lets it go (the planner's
+    own reference goes too). The caller pauses the garbage collector
+    (vppcfg.gcpause) while it runs."""
+    state, order = _plan(desired, live)
+    return _emit(state, order)
 
 
 def plan_graph(desired: Dataplane, live: Dataplane) -> tuple[list[Operation],
@@ -368,48 +601,47 @@ def plan_graph(desired: Dataplane, live: Dataplane) -> tuple[list[Operation],
     """The plan, and for each operation the positions of the earlier ones it must
     follow (the ordering edges, bridged over operations that are not emitted):
     what a pipelined executor may not reorder."""
-    graph: list[tuple[int, ...]] = []
     with gc_paused():
-        ops = _plan(desired, live, graph)
-    return ops, graph
+        state, order = _plan(desired, live)
+        emitted: list[int] = []
+        ops = list(_emit(state, order, emitted))
+        return ops, _predecessors(state, emitted)
 
 
-def _plan(desired: Dataplane, live: Dataplane,
-          graph: list[tuple[int, ...]] | None = None) -> list[Operation]:
+def _plan(desired: Dataplane, live: Dataplane) -> tuple[PlanState, list[int]]:
+    """The state of the plan and its operations' numbers in order (not yet
+    filtered: see _emit)."""
     _check_desired(desired, live)
     alone = _left_alone(desired, live)  # once: both need the same set
     desired = _with_phy_defaults(desired, live, alone)
     state = PlanState(desired, live)
-    protected = _protected(live, state.desired_nodes, alone)
-    deleted, created, updated = _diff(state, protected)
-    if not (deleted or created or updated):
-        return []
-    _build_ops(state, deleted, created, updated)
+    protected = _protected(live, state.desired.named, alone)
+    _diff(state, protected)
+    if not (state.deleted or state.act.count(NOTHING) < state.size):
+        return state, []
+    _build_ops(state)
     _dependency_edges(state)
     _claim_edges(state)
     for desc in DESCRIPTORS:
         desc.adjust(state)
-    emitted = _emitted(state, _order(state))
-    if graph is not None:
-        graph.extend(_predecessors(state, emitted))
-    return [state.planned[number] for number in emitted]
+    return state, _order(state)
 
 
 def _predecessors(state: PlanState, emitted: list[int]) -> list[tuple[int, ...]]:
     """Per emitted operation, the emitted ones it follows, directly or through
     operations left out of the output (virtual, implicit, no-op)."""
-    position = [-1] * len(state.planned)
+    total = state.size + len(state.delete_keys)
+    position = [-1] * total
     for at, number in enumerate(emitted):
         position[number] = at
-    sources: list[list[int]] = [[] for _ in state.planned]
-    for before, follow in enumerate(state.after):
-        for after in follow:
-            sources[after].append(before)
+    sources: dict[int, list[int]] = {}
+    for before, after in zip(state.before, state.after, strict=True):
+        sources.setdefault(after, []).append(before)
     hidden: dict[int, set[int]] = {}
 
     def found_before(number: int) -> set[int]:
         found: set[int] = set()
-        for source in sources[number]:
+        for source in sources.get(number, ()):
             at = position[source]
             if at >= 0:
                 found.add(at)

@@ -31,7 +31,12 @@ _UNSAFE_TOKEN = re.compile(r"[\s\x00-\x1f\x7f{};]").search
 
 def token(value: object) -> str:
     """One CLI token: refuse anything that could end or split a command."""
-    text = str(value)
+    text = value if type(value) is str else str(value)
+    # Printable text has no whitespace but the space, nor a control character
+    # (a plan has a million tokens: these checks are cheaper than the pattern).
+    if (text.isprintable() and text and " " not in text and "{" not in text
+            and "}" not in text and ";" not in text):
+        return text
     if not text or _UNSAFE_TOKEN(text):
         raise RenderError(f"refusing to render unsafe CLI token {text!r}")
     return text
@@ -195,10 +200,13 @@ class PlanView(Protocol):
     PlanState): the operations, the desired dataplane's indexes, and how to
     order or refine an operation."""
 
-    planned: list[Operation]
     desired_ctx: NodeContext
 
     def get(self, action: str, key: str) -> Operation | None: ...
+
+    def operations(self, action: str, obj: str) -> list[Operation]:
+        """The planned operations of one action and object type."""
+        ...
 
     def edge(self, before: Operation, after: Operation) -> None: ...
 

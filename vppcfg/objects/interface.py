@@ -289,7 +289,7 @@ class Mtu(Descriptor):
     def adjust(self, plan: PlanView) -> None:
         """Order MTU changes between parents and children (raise parents first,
         lower children first) and re-set subs after a PHY's hw MTU change."""
-        for op in [o for o in plan.planned if o.obj == self.obj and o.action == "update"]:
+        for op in plan.operations("update", self.obj):
             parent = op.params["name"]
             new, old = op.params["value"], op.params["previous"]["value"]
             resubs: dict[str, int] = {}
@@ -337,11 +337,13 @@ class State(Descriptor):
         under a parent wanted down is set up with the parent lifted around it (the
         parent's own state change, if any, comes first)."""
         interfaces = plan.desired_ctx.dp.interfaces
-        for op in list(plan.planned):
-            if op.obj != self.obj or op.action == "delete" or op.params["value"] != "up":
+        for itf in interfaces.values():  # the few under a parent wanted down
+            parent = itf.parent
+            if not parent or interfaces[parent].state != "down":
                 continue
-            parent = interfaces[op.params["name"]].parent
-            if parent and interfaces[parent].state == "down":
+            key = f"{ikey(itf.name)}/{self.obj}"
+            op = plan.get("create", key) or plan.get("update", key)
+            if op is not None and op.params["value"] == "up":
                 plan.replace(op, FrozenDict({**op.params, "lift": parent}))
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
