@@ -29,8 +29,8 @@ import heapq
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from itertools import compress
-from operator import lt
+from itertools import chain, compress
+from operator import eq
 from typing import Any
 
 from vppcfg.gcpause import gc_paused
@@ -70,44 +70,95 @@ def collect(dp: Dataplane) -> tuple[dict[str, Node], NodeContext]:
 class Desired:
     """The desired dataplane's nodes in columns, by position (the order the
     descriptors list them; a key listed again keeps its first position, as a
-    dict does). A node object per node of a large config was a third of
-    planning's memory; its value is all an operation needs of it."""
+    dict does), and their dependencies as edges between positions. A node
+    object per node of a large config was a third of planning's memory; its
+    value is all an operation needs of it, and its deps are resolved as it is
+    listed (most name a node listed before it)."""
 
-    def __init__(self, dp: Dataplane, watched: frozenset[str]) -> None:
+    def __init__(self, dp: Dataplane, live: dict[str, Node], watched: frozenset[str]) -> None:
         self.ctx = NodeContext(dp)
         self.index: dict[str, int] = {}  # key -> position
         self.objs: list[str] = []
         self.values: list[dict[str, Any] | None] = []  # None once handed out
-        self.deps: list[tuple[str, ...]] = []  # dropped once the edges are made
-        # owners among `watched` (the live side's foreign keys): what the config names
-        self.named: set[str] = set()
-        # positions in registry order, then node order: ties among creates
-        # need no sort (False once a later descriptor listed a key again)
+        # edge i: position before[i] is needed by position after[i], listed earlier
+        self.before = array("i")
+        self.after = array("i")
+        self.later: list[tuple[str, int]] = []  # (dep, position): a dep not listed yet
+        self.overlap: dict[int, Node] = {}  # the nodes whose key is live too (to diff)
+        self.owners: dict[int, str] = {}  # owners among `watched` (live foreign keys)
+        self.again: dict[int, tuple[str, ...]] = {}  # a key listed again: its last deps
+        # positions in registry order with each descriptor's own type: creates
+        # in position order are then in the order of their ties
         self.in_registry_order = True
-        self._collect(dp, watched)
+        self._collect(dp, live, watched)
 
-    def _collect(self, dp: Dataplane, watched: frozenset[str]) -> None:
-        index, objs, values, deps = self.index, self.objs, self.values, self.deps
-        setdefault, named = index.setdefault, self.named
-        add_obj, add_value, add_deps = objs.append, values.append, deps.append
+    def _collect(self, dp: Dataplane, live: dict[str, Node], watched: frozenset[str]) -> None:
+        index, objs, values = self.index, self.objs, self.values
+        setdefault, get, overlap, owners = index.setdefault, index.get, self.overlap, self.owners
+        add_obj, add_value, later = objs.append, values.append, self.later.append
+        add_before, add_after = self.before.append, self.after.append
         n = 0
         for desc in DESCRIPTORS:
+            own = desc.obj
             for node in desc.nodes(dp, self.ctx):
-                at = setdefault(node.key, n)
-                if at == n:
-                    add_obj(node.obj)
-                    add_value(node.value)
-                    add_deps(node.deps)
-                    n += 1
-                else:
-                    objs[at], values[at], deps[at] = node.obj, node.value, node.deps
+                key = node.key
+                at = setdefault(key, n)
+                if at != n:
+                    self._listed_again(at, node, live, watched)
+                    continue
+                add_obj(node.obj)
+                add_value(node.value)
+                for dep in node.deps:
+                    source = get(dep)
+                    if source is None:
+                        later((dep, n))
+                    else:
+                        add_before(source)
+                        add_after(n)
+                if node.obj != own:
                     self.in_registry_order = False
+                if key in live:
+                    overlap[n] = node
                 if watched and node.owner in watched:
-                    named.add(node.owner)
+                    owners[n] = node.owner
+                n += 1
 
-    def node(self, at: int, key: str) -> Node:
-        """The node at a position, for a descriptor's hooks (claims, recreate_reason)."""
-        return Node(key, self.objs[at], self.values[at], self.deps[at] if self.deps else ())
+    def _listed_again(self, at: int, node: Node, live: dict[str, Node],
+                      watched: frozenset[str]) -> None:
+        """A key listed before: this node replaces that one at its position."""
+        self.objs[at], self.values[at] = node.obj, node.value
+        self.again[at] = node.deps
+        self.in_registry_order = False
+        if node.key in live:
+            self.overlap[at] = node
+        if watched and node.owner in watched:
+            self.owners[at] = node.owner
+        else:
+            self.owners.pop(at, None)
+
+    def named(self) -> set[str]:
+        """The owners among the watched keys that the config names."""
+        return set(self.owners.values())
+
+    def deps(self, at: int) -> tuple[str, ...]:
+        """The deps of a node that is live too (those the diff and order ask for)."""
+        return self.again[at] if at in self.again else self.overlap[at].deps
+
+    def resolve_later(self) -> list[tuple[int, int]]:
+        """The edges of deps not listed before their node (and of nodes listed
+        again, whose first node's edges are dropped): (before, after)."""
+        again = self.again
+        if again:
+            kept = [(b, a) for b, a in zip(self.before, self.after, strict=True)
+                    if a not in again]
+            self.before = array("i", (b for b, _ in kept))
+            self.after = array("i", (a for _, a in kept))
+            self.later = [(dep, at) for dep, at in self.later if at not in again]
+            self.later += [(dep, at) for at, deps in again.items() for dep in deps]
+        get = self.index.get
+        found = [(get(dep), at) for dep, at in self.later]
+        self.later = []
+        return [(b, a) for b, a in found if b is not None]
 
 
 class PlanState:
@@ -124,7 +175,7 @@ class PlanState:
 
     def __init__(self, desired: Dataplane, live: Dataplane) -> None:
         self.live_nodes, self.live_ctx = collect(live)
-        self.desired = Desired(desired, live.foreign)
+        self.desired = Desired(desired, self.live_nodes, live.foreign)
         self.desired_ctx = self.desired.ctx
         self.size = len(self.desired.objs)  # numbers below it are desired positions
         self.act = bytearray(self.size)  # per position: NOTHING, CREATE or UPDATE
@@ -134,8 +185,10 @@ class PlanState:
         self.delete_numbers: dict[str, int] = {}
         self.params: dict[int, FrozenDict[str, Any]] = {}  # refined or update parameters
         self.implicit: set[int] = set()  # deletes VPP does by itself
-        self.before = array("l")  # edge i: operation before[i] precedes after[i]
-        self.after = array("l")
+        # edge i: operation before[i] precedes after[i] (when both are planned);
+        # the desired side's, listed before what needs them, come first
+        self.before, self.after = self.desired.before, self.desired.after
+        self.listed_edges = len(self.before)
         self._keys: list[str] | None = None
 
     @property
@@ -220,6 +273,16 @@ class PlanState:
         if number >= self.size:
             return "delete"
         return "update" if self.act[number] == UPDATE else "create"
+
+    def planned(self, number: int) -> bool:
+        return number >= self.size or self.act[number] != NOTHING
+
+    def edges(self) -> Iterator[tuple[int, int]]:
+        """The edges between planned operations."""
+        planned = self.planned
+        for b, a in zip(self.before, self.after, strict=True):
+            if planned(b) and planned(a):
+                yield b, a
 
 
 def _protected(live: Dataplane, named: set[str], alone: set[str]) -> set[str]:
@@ -309,7 +372,7 @@ def _diff(state: PlanState, protected: set[str]) -> None:
         if obj == old.obj and (value == old.value or _same(old, obj, value)):
             continue
         reason = (f"type changed from {old.obj} to {obj}" if obj != old.obj
-                  else descriptor(obj).recreate_reason(old, d.node(at, key)))
+                  else descriptor(obj).recreate_reason(old, d.overlap[at]))
         if reason:
             deleted[key] = reason
         else:
@@ -393,9 +456,15 @@ def _build_ops(state: PlanState) -> None:
 
 
 def _dependency_edges(state: PlanState) -> None:
-    """Creates/updates follow their deps' creates/updates; deletes precede
-    their deps' deletes/updates and their own key's create (a recreate)."""
-    before, after = state.before, state.after
+    """Creates/updates follow their deps' creates/updates (the desired side's
+    edges, most made as its nodes were listed); deletes precede their deps'
+    deletes/updates and their own key's create (a recreate)."""
+    later = state.desired.resolve_later()  # (may drop listed edges: a key listed again)
+    before, after = state.before, state.after = state.desired.before, state.desired.after
+    state.listed_edges = len(before)
+    for b, a in later:
+        before.append(b)
+        after.append(a)
     index, act = state.desired.index, state.act
     deletes = state.delete_numbers
     for key, number in deletes.items():
@@ -411,22 +480,6 @@ def _dependency_edges(state: PlanState) -> None:
         if at is not None and act[at] == CREATE:
             before.append(number)
             after.append(at)
-    _made_edges(state)
-
-
-def _made_edges(state: PlanState) -> None:
-    """Creates and updates after their deps' creates and updates (the bulk of
-    the edges: a loop over positions, without an object per operation)."""
-    get, act = state.desired.index.get, state.act
-    add_before, add_after = state.before.append, state.after.append
-    for at, (planned, deps) in enumerate(zip(act, state.desired.deps, strict=True)):
-        if planned:
-            for dep in deps:
-                source = get(dep)
-                if source is not None and act[source]:
-                    add_before(source)
-                    add_after(at)
-    state.desired.deps = []  # not needed any more: memory for the operations to come
 
 
 def _claim_edges(state: PlanState) -> None:
@@ -463,54 +516,77 @@ def _ranks(n: int) -> dict[tuple[str, str], int]:
             for action in ACTION_RANK for i, desc in enumerate(DESCRIPTORS)}
 
 
+def _order(state: PlanState) -> Iterable[int]:
+    """The operations' numbers in execution order: the ready operation with the
+    smallest tie-break key first (Kahn's sort with a heap). When the order of
+    the keys alone already puts every operation after all it follows (a plan
+    of mostly creates, in config order), it is that order, found without one."""
+    return _order_of_ties(state) or _heap_order(state)
+
+
+def _order_of_ties(state: PlanState) -> Iterable[int] | None:
+    """The planned operations by tie-break key, if every edge goes forward in
+    that order, else None. Deletes and updates are sorted (by rank, then as
+    listed); creates in position order are already, with positions in registry
+    order, and an edge listed before its node is forward between two creates.
+    So only the other edges are looked at: few, unless many deletes or
+    updates are planned."""
+    d = state.desired
+    if not d.in_registry_order:
+        return None
+    if state.listed_edges and any(map(eq, d.before[:state.listed_edges],
+                                      d.after[:state.listed_edges])):
+        return None  # a node that needs itself: the heap says so
+    rank = _ranks(1)
+    obj_of = state.obj_of
+    deletes = sorted(state.delete_numbers.values(), key=lambda n: rank["delete", obj_of(n)])
+    updates = sorted(state.updated, key=lambda n: rank["update", obj_of(n)])
+    place = {number: i for i, number in enumerate((*deletes, *updates))}
+    first = len(place)  # where creates start
+
+    def where(number: int) -> int:
+        found = place.get(number)
+        return first + number if found is None else found
+
+    act, get = state.act, d.index.get
+    for at in state.updated:  # the listed edges into updates
+        for dep in d.deps(at):
+            source = get(dep)
+            if source is not None and act[source] and where(source) >= where(at):
+                return None
+    planned = state.planned
+    for b, a in zip(state.before[state.listed_edges:], state.after[state.listed_edges:],
+                    strict=True):
+        if planned(b) and planned(a) and where(b) >= where(a):
+            return None
+    creates = compress(range(state.size), act.translate(_CREATES_ONLY))
+    return chain(deletes, updates, creates)
+
+
 def _tie_keys(state: PlanState) -> tuple[list[int], list[int]]:
     """The planned operations' numbers and each one's tie-break key (an int:
     its rank, then its place among the deletes, the updates or the config
-    order), deletes first, then updates, then creates."""
+    order)."""
     scale = state.size + len(state.delete_keys) + 1
     rank = _ranks(scale)
-    numbers = [*state.delete_numbers.values(), *state.updated]
-    keys = [rank["delete", state.obj_of(n)] + i
-            for i, n in enumerate(state.delete_numbers.values())]
-    keys += [rank["update", state.obj_of(n)] + i for i, n in enumerate(state.updated)]
+    obj_of = state.obj_of
+    deletes = list(state.delete_numbers.values())
+    numbers = [*deletes, *state.updated]
+    keys = [rank["delete", obj_of(n)] + i for i, n in enumerate(deletes)]
+    keys += [rank["update", obj_of(n)] + i for i, n in enumerate(state.updated)]
     creates = list(compress(range(state.size), state.act.translate(_CREATES_ONLY)))
-    objs = state.desired.objs
-    create_rank = {obj: rank["create", obj] for _, obj in rank}
     numbers += creates
-    keys += [create_rank[objs[at]] + at for at in creates]
+    keys += [rank["create", obj_of(at)] + at for at in creates]
     return numbers, keys
 
 
-def _order(state: PlanState) -> list[int]:
-    """The operations' numbers in execution order: the ready operation with the
-    smallest tie-break key first. When sorting by that key alone already puts
-    every operation after all it follows (a plan of mostly creates, in config
-    order), that sort is the order and no heap is needed."""
-    numbers, keys = _tie_keys(state)
-    by_key = sorted(range(len(numbers)), key=keys.__getitem__)
-    order = [numbers[i] for i in by_key]
-    if _follows_edges(state, order):
-        return order
-    return _heap_order(state, numbers, keys)
-
-
-def _follows_edges(state: PlanState, order: list[int]) -> bool:
-    """Whether every edge goes forward in `order` (then the heap's order is it)."""
-    if not state.before:
-        return True
-    place = array("l", bytes(8 * (state.size + len(state.delete_keys))))
-    for i, number in enumerate(order):
-        place[number] = i
-    at = place.__getitem__
-    return all(map(lt, map(at, state.before), map(at, state.after)))
-
-
-def _heap_order(state: PlanState, numbers: list[int], keys: list[int]) -> list[int]:
+def _heap_order(state: PlanState) -> list[int]:
     """Kahn's sort with the ready set in a heap by tie-break key."""
+    numbers, keys = _tie_keys(state)
     total = state.size + len(state.delete_keys)
     follow: list[list[int]] = [[] for _ in range(total)]
     indegree = [0] * total
-    for b, a in zip(state.before, state.after, strict=True):
+    for b, a in state.edges():
         follow[b].append(a)
         indegree[a] += 1
     # heap entries: the key, then the number (the key is unique, so the
@@ -540,7 +616,7 @@ def _hidden_types() -> frozenset[str]:
     return frozenset(desc.obj for desc in DESCRIPTORS if desc.virtual)
 
 
-def _emit(state: PlanState, order: list[int],
+def _emit(state: PlanState, order: Iterable[int],
           emitted: list[int] | None = None) -> Iterator[Operation]:
     """The ordered operations minus virtual, implicit and no-op ones, each made
     as it is handed out (a create without refined parameters inline: they are
@@ -608,14 +684,14 @@ def plan_graph(desired: Dataplane, live: Dataplane) -> tuple[list[Operation],
         return ops, _predecessors(state, emitted)
 
 
-def _plan(desired: Dataplane, live: Dataplane) -> tuple[PlanState, list[int]]:
+def _plan(desired: Dataplane, live: Dataplane) -> tuple[PlanState, Iterable[int]]:
     """The state of the plan and its operations' numbers in order (not yet
     filtered: see _emit)."""
     _check_desired(desired, live)
     alone = _left_alone(desired, live)  # once: both need the same set
     desired = _with_phy_defaults(desired, live, alone)
     state = PlanState(desired, live)
-    protected = _protected(live, state.desired.named, alone)
+    protected = _protected(live, state.desired.named(), alone)
     _diff(state, protected)
     if not (state.deleted or state.act.count(NOTHING) < state.size):
         return state, []
@@ -635,7 +711,7 @@ def _predecessors(state: PlanState, emitted: list[int]) -> list[tuple[int, ...]]
     for at, number in enumerate(emitted):
         position[number] = at
     sources: dict[int, list[int]] = {}
-    for before, after in zip(state.before, state.after, strict=True):
+    for before, after in state.edges():
         sources.setdefault(after, []).append(before)
     hidden: dict[int, set[int]] = {}
 
