@@ -71,15 +71,16 @@ class Desired:
     """The desired dataplane's nodes in columns, by position (the order the
     descriptors list them; a key listed again keeps its first position, as a
     dict does), and their dependencies as edges between positions. A node
-    object per node of a large config was a third of planning's memory; its
-    value is all an operation needs of it, and its deps are resolved as it is
-    listed (most name a node listed before it)."""
+    object and a value per node of a large config were most of planning's
+    memory: a node is kept as its key, type and source (Descriptor.listing;
+    its value is made when its operation is), and its deps are resolved as it
+    is listed (most name a node listed before it)."""
 
     def __init__(self, dp: Dataplane, live: dict[str, Node], watched: frozenset[str]) -> None:
         self.ctx = NodeContext(dp)
         self.index: dict[str, int] = {}  # key -> position
         self.objs: list[str] = []
-        self.values: list[dict[str, Any] | None] = []  # None once handed out
+        self.sources: list[Any] = []  # None once handed out
         # edge i: position before[i] is needed by position after[i], listed earlier
         self.before = array("i")
         self.after = array("i")
@@ -87,47 +88,52 @@ class Desired:
         self.overlap: dict[int, Node] = {}  # the nodes whose key is live too (to diff)
         self.owners: dict[int, str] = {}  # owners among `watched` (live foreign keys)
         self.again: dict[int, tuple[str, ...]] = {}  # a key listed again: its last deps
+        # the descriptor whose value() makes a position's value, where it is
+        # not the one of the position's type
+        self.makers: dict[int, Descriptor] = {}
         # positions in registry order with each descriptor's own type: creates
         # in position order are then in the order of their ties
         self.in_registry_order = True
         self._collect(dp, live, watched)
 
     def _collect(self, dp: Dataplane, live: dict[str, Node], watched: frozenset[str]) -> None:
-        index, objs, values = self.index, self.objs, self.values
+        index, objs, sources = self.index, self.objs, self.sources
         setdefault, get, overlap, owners = index.setdefault, index.get, self.overlap, self.owners
-        add_obj, add_value, later = objs.append, values.append, self.later.append
+        add_obj, add_source, later = objs.append, sources.append, self.later.append
         add_before, add_after = self.before.append, self.after.append
         n = 0
         for desc in DESCRIPTORS:
             own = desc.obj
-            for node in desc.nodes(dp, self.ctx):
-                key = node.key
+            for key, obj, deps, owner, holder, source in desc.listing(dp, self.ctx):
                 at = setdefault(key, n)
                 if at != n:
-                    self._listed_again(at, node, live, watched)
+                    node = Node(key, obj, desc.value(source), deps, owner, holder)
+                    self._listed_again(at, node, desc, source, live, watched)
                     continue
-                add_obj(node.obj)
-                add_value(node.value)
-                for dep in node.deps:
-                    source = get(dep)
-                    if source is None:
+                add_obj(obj)
+                add_source(source)
+                for dep in deps:
+                    found = get(dep)
+                    if found is None:
                         later((dep, n))
                     else:
-                        add_before(source)
+                        add_before(found)
                         add_after(n)
-                if node.obj != own:
+                if obj != own:
                     self.in_registry_order = False
+                    self.makers[n] = desc
                 if key in live:
-                    overlap[n] = node
-                if watched and node.owner in watched:
-                    owners[n] = node.owner
+                    overlap[n] = Node(key, obj, desc.value(source), deps, owner, holder)
+                if watched and owner in watched:
+                    owners[n] = owner
                 n += 1
 
-    def _listed_again(self, at: int, node: Node, live: dict[str, Node],
-                      watched: frozenset[str]) -> None:
+    def _listed_again(self, at: int, node: Node, desc: Descriptor, source: Any,
+                      live: dict[str, Node], watched: frozenset[str]) -> None:
         """A key listed before: this node replaces that one at its position."""
-        self.objs[at], self.values[at] = node.obj, node.value
+        self.objs[at], self.sources[at] = node.obj, source
         self.again[at] = node.deps
+        self.makers[at] = desc
         self.in_registry_order = False
         if node.key in live:
             self.overlap[at] = node
@@ -135,6 +141,14 @@ class Desired:
             self.owners[at] = node.owner
         else:
             self.owners.pop(at, None)
+
+    def value(self, at: int) -> dict[str, Any]:
+        """The value of the node at a position (made now, but for a live key's)."""
+        node = self.overlap.get(at)
+        if node is not None:
+            return node.value
+        maker = self.makers.get(at) or descriptor(self.objs[at])
+        return maker.value(self.sources[at])
 
     def named(self) -> set[str]:
         """The owners among the watched keys that the config names."""
@@ -222,7 +236,7 @@ class PlanState:
         if self.act[number] == UPDATE:
             return _new_op(Operation, (obj, "update", key, params, ""))
         if params is None:
-            params = FrozenDict.adopt(self.desired.values[number])  # type: ignore[arg-type]
+            params = FrozenDict.adopt(self.desired.value(number))
         reason = self.deleted.get(key)
         reason = "" if reason is None else f"recreated: {reason}"
         return _new_op(Operation, (obj, "create", key, params, reason))
@@ -358,7 +372,7 @@ def _check_desired(desired: Dataplane, live: Dataplane) -> None:
 def _diff(state: PlanState, protected: set[str]) -> None:
     """What to delete (with reasons), create and update in place: into the state."""
     d, ln, deleted = state.desired, state.live_nodes, state.deleted
-    index, objs, values = d.index, d.objs, d.values
+    index, objs, overlap = d.index, d.objs, d.overlap
     updated: list[str] = []
     for key, old in ln.items():
         if old.owner in protected:
@@ -368,7 +382,7 @@ def _diff(state: PlanState, protected: set[str]) -> None:
             if descriptor(old.obj).delete_when_absent:
                 deleted[key] = ""  # pruned: not in the config
             continue
-        obj, value = objs[at], values[at]
+        obj, value = objs[at], overlap[at].value
         if obj == old.obj and (value == old.value or _same(old, obj, value)):
             continue
         reason = (f"type changed from {old.obj} to {obj}" if obj != old.obj
@@ -443,11 +457,11 @@ def _cascade(ln: dict[str, Node], deleted: dict[str, str], protected: set[str],
 
 def _build_ops(state: PlanState) -> None:
     """Update parameters (the new value and what it replaces) and implicit deletes."""
-    values, ln, keys = state.desired.values, state.live_nodes, state.keys
+    overlap, ln, keys = state.desired.overlap, state.live_nodes, state.keys
     for at in state.updated:
-        new, old = values[at], ln[keys[at]].value
-        previous = FrozenDict({k: v for k, v in old.items() if new.get(k) != v})  # type: ignore[union-attr]
-        state.params[at] = FrozenDict({**new, "previous": previous})  # type: ignore[dict-item]
+        new, old = overlap[at].value, ln[keys[at]].value
+        previous = FrozenDict({k: v for k, v in old.items() if new.get(k) != v})
+        state.params[at] = FrozenDict({**new, "previous": previous})
     deleted = state.deleted
     for key, number in state.delete_numbers.items():
         holder = ln[key].holder
@@ -498,7 +512,7 @@ def _claim_edges(state: PlanState) -> None:
     creates = compress(range(state.size), state.act.translate(_CREATES_ONLY))
     for at in (*creates, *state.updated):
         key = keys[at]
-        node = Node(key, d.objs[at], d.values[at])  # type: ignore[arg-type]
+        node = Node(key, d.objs[at], d.value(at))
         for claim in descriptor(node.obj).claims(node):
             for old_claim, source in released.get(claim.resource, ()):
                 if claim.conflicts(old_claim) and state.delete_keys[source - state.size] != key:
@@ -619,29 +633,32 @@ def _hidden_types() -> frozenset[str]:
 def _emit(state: PlanState, order: Iterable[int],
           emitted: list[int] | None = None) -> Iterator[Operation]:
     """The ordered operations minus virtual, implicit and no-op ones, each made
-    as it is handed out (a create without refined parameters inline: they are
-    most of a large plan); `emitted` gets their numbers. The state lets go of a
-    node's value once its operation is out: a large plan is written as it
-    goes, and its text replaces its values in memory."""
+    as it is handed out (a plain create inline: they are most of a large
+    plan); `emitted` gets their numbers. The state lets go of a node's source
+    once its operation is out: a large plan is written as it goes."""
     hidden = _hidden_types()
     # only descriptors that override noop() are asked (most never skip anything)
     noops = {d.obj: d for d in DESCRIPTORS if type(d).noop is not Descriptor.noop}
-    implicit, size, params, deleted = state.implicit, state.size, state.params, state.deleted
-    objs, values, act, keys = state.desired.objs, state.desired.values, state.act, state.keys
+    make = {d.obj: d.value for d in DESCRIPTORS}  # a position's value from its source
+    d, size, deleted = state.desired, state.size, state.deleted
+    # creates not made inline: refined, live too, or listed by another type's descriptor
+    special = state.params.keys() | d.overlap.keys() | d.makers.keys()
+    objs, sources, act, keys = d.objs, d.sources, state.act, state.keys
     adopt, emit = FrozenDict.adopt, (emitted.append if emitted is not None else None)
     for number in order:
         if number < size:
             obj = objs[number]
             if obj in hidden:
                 continue
-            if act[number] == CREATE and number not in params:
+            if act[number] == CREATE and number not in special:
                 key = keys[number]
-                reason = deleted.get(key)
-                op = _new_op(Operation, (obj, "create", key, adopt(values[number]),  # type: ignore[arg-type]
+                reason = deleted.get(key) if deleted else None
+                op = _new_op(Operation, (obj, "create", key, adopt(make[obj](sources[number])),
                                          "" if reason is None else f"recreated: {reason}"))
             else:
                 op = state.operation(number)
-        elif number in implicit:
+            sources[number] = None
+        elif number in state.implicit:
             continue
         else:
             op = state.operation(number)
@@ -653,8 +670,6 @@ def _emit(state: PlanState, order: Iterable[int],
             if emit is not None:
                 emit(number)
             yield op
-        if number < size:
-            values[number] = None
 
 
 def plan(desired: Dataplane, live: Dataplane) -> list[Operation]:

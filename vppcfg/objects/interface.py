@@ -12,6 +12,7 @@ from vppcfg.model import Dataplane, Encapsulation, FrozenDict, Interface, Interf
 from vppcfg.objects.base import (
     Claim,
     Descriptor,
+    Listed,
     Node,
     NodeContext,
     PlanView,
@@ -185,19 +186,21 @@ class SubInterface(Descriptor):
     uses = (Uses(("create_subif",), actions=CREATE), TAG,
             Uses(("delete_subif",), actions=DELETE))
 
-    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+    def listing(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Listed]:
+        obj, sub = self.obj, InterfaceKind.SUB
         for key, itf in ctx.keyed:
-            if itf.kind is not InterfaceKind.SUB or not itf.parent:
-                continue
-            enc = itf.encapsulation
-            value = fd(
-                name=itf.name, parent=itf.parent, sub_id=itf.sub_id,
-                dot1q=enc.dot1q if enc else int(itf.sub_id or 0),
-                dot1ad=enc.dot1ad if enc else 0,
-                inner_dot1q=enc.inner_dot1q if enc else 0,
-                exact_match=enc.exact_match if enc else True,
-            )
-            yield Node(key, self.obj, value, (ikey(itf.parent),), key)
+            if itf.kind is sub and itf.parent:
+                yield key, obj, (ikey(itf.parent),), key, "", itf
+
+    def value(self, source: Interface) -> dict[str, Any]:
+        itf, enc = source, source.encapsulation
+        return fd(
+            name=itf.name, parent=itf.parent, sub_id=itf.sub_id,
+            dot1q=enc.dot1q if enc else int(itf.sub_id or 0),
+            dot1ad=enc.dot1ad if enc else 0,
+            inner_dot1q=enc.inner_dot1q if enc else 0,
+            exact_match=enc.exact_match if enc else True,
+        )
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         # VPP refuses (-1) a VLAN another sub of the parent still matches.
@@ -239,10 +242,8 @@ class SubInterface(Descriptor):
         tag_created(ctx, p["name"], field_of(reply, "sw_if_index"))
 
 
-def _setting(key: str, itf: Interface, name: str, value: object,
-             deps: tuple[str, ...] = ()) -> Node:
-    return Node(f"{key}/{name}", name, {"name": itf.name, "value": value}, (key, *deps),
-                key, key)
+def _setting(key: str, itf: Interface, name: str, value: object) -> Node:
+    return Node(f"{key}/{name}", name, {"name": itf.name, "value": value}, (key,), key, key)
 
 
 def _setting_claims(node: Node) -> tuple[Claim, ...]:
@@ -257,11 +258,14 @@ class Mtu(Descriptor):
     api_modules = ("interface",)
     uses = (Uses(("hw_interface_set_mtu",)), Uses(("sw_interface_set_mtu",)))
 
-    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+    def listing(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Listed]:
+        obj = self.obj
         for key, itf in ctx.keyed:
-            node = _setting(key, itf, self.obj, itf.mtu)
-            node.value["hw"] = itf.kind is InterfaceKind.PHY
-            yield node
+            yield f"{key}/mtu", obj, (key,), key, key, itf
+
+    def value(self, source: Interface) -> dict[str, Any]:
+        return {"name": source.name, "value": source.mtu,
+                "hw": source.kind is InterfaceKind.PHY}
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         return _setting_claims(node)
@@ -319,11 +323,15 @@ class State(Descriptor):
               "a sub-interface can be set up only while its parent is up"),)
     uses = (Uses(("sw_interface_set_flags",)),)
 
-    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+    def listing(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Listed]:
+        obj = self.obj
         for key, itf in ctx.keyed:
             # A sub cannot be up while its parent is down: parent state first.
-            deps = (f"{ikey(itf.parent)}/{self.obj}",) if itf.parent else ()
-            yield _setting(key, itf, self.obj, itf.state, deps)
+            deps = (key, f"{ikey(itf.parent)}/state") if itf.parent else (key,)
+            yield f"{key}/state", obj, deps, key, key, itf
+
+    def value(self, source: Interface) -> dict[str, Any]:
+        return {"name": source.name, "value": source.state}
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         return _setting_claims(node)
