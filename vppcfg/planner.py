@@ -288,6 +288,18 @@ class PlanState:
             return "delete"
         return "update" if self.act[number] == UPDATE else "create"
 
+    def shed(self, edges: bool = True) -> None:
+        """Let go of what only planning needed (the key index and its
+        positions, the dataplane indexes, with `edges` the edges): handing
+        the operations out needs the columns only, and a large plan's text
+        takes their place in memory."""
+        if self._keys is None:  # made from the index before it goes
+            self._keys = list(self.desired.index)
+        self.desired.index = {}
+        self.desired.ctx = self.desired_ctx = None  # type: ignore[assignment]
+        if edges:
+            self.before = self.after = self.desired.before = self.desired.after = array("i")
+
     def planned(self, number: int) -> bool:
         return number >= self.size or self.act[number] != NOTHING
 
@@ -657,7 +669,7 @@ def _emit(state: PlanState, order: Iterable[int],
                                          "" if reason is None else f"recreated: {reason}"))
             else:
                 op = state.operation(number)
-            sources[number] = None
+            sources[number] = keys[number] = None  # type: ignore[call-overload]
         elif number in state.implicit:
             continue
         else:
@@ -684,6 +696,7 @@ def plan_stream(desired: Dataplane, live: Dataplane) -> Iterator[Operation]:
     own reference goes too). The caller pauses the garbage collector
     (vppcfg.gcpause) while it runs."""
     state, order = _plan(desired, live)
+    state.shed()
     return _emit(state, order)
 
 
@@ -694,6 +707,7 @@ def plan_graph(desired: Dataplane, live: Dataplane) -> tuple[list[Operation],
     what a pipelined executor may not reorder."""
     with gc_paused():
         state, order = _plan(desired, live)
+        state.shed(edges=False)  # _predecessors follows them
         emitted: list[int] = []
         ops = list(_emit(state, order, emitted))
         return ops, _predecessors(state, emitted)
