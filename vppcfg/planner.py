@@ -94,6 +94,7 @@ class Desired:
         # positions in registry order with each descriptor's own type: creates
         # in position order are then in the order of their ties
         self.in_registry_order = True
+        self.spans: list[tuple[Descriptor, int, int]] = []  # the positions each listed first
         self._collect(dp, live, watched)
 
     def _collect(self, dp: Dataplane, live: dict[str, Node], watched: frozenset[str]) -> None:
@@ -103,7 +104,7 @@ class Desired:
         add_before, add_after = self.before.append, self.after.append
         n = 0
         for desc in DESCRIPTORS:
-            own = desc.obj
+            own, start = desc.obj, n
             for key, obj, deps, owner, holder, source in desc.listing(dp, self.ctx):
                 at = setdefault(key, n)
                 if at != n:
@@ -127,6 +128,7 @@ class Desired:
                 if watched and owner in watched:
                     owners[n] = owner
                 n += 1
+            self.spans.append((desc, start, n))
 
     def _listed_again(self, at: int, node: Node, desc: Descriptor, source: Any,
                       live: dict[str, Node], watched: frozenset[str]) -> None:
@@ -550,7 +552,7 @@ def _order(state: PlanState) -> Iterable[int]:
     return _order_of_ties(state) or _heap_order(state)
 
 
-def _order_of_ties(state: PlanState) -> Iterable[int] | None:
+def _order_of_ties(state: PlanState) -> TiesOrder | None:
     """The planned operations by tie-break key, if every edge goes forward in
     that order, else None. Deletes and updates are sorted (by rank, then as
     listed); creates in position order are already, with positions in registry
@@ -585,8 +587,20 @@ def _order_of_ties(state: PlanState) -> Iterable[int] | None:
                     strict=True):
         if planned(b) and planned(a) and where(b) >= where(a):
             return None
-    creates = compress(range(state.size), act.translate(_CREATES_ONLY))
-    return chain(deletes, updates, creates)
+    return TiesOrder([*deletes, *updates], act.translate(_CREATES_ONLY))
+
+
+class TiesOrder:
+    """The order of ties when it is the order (see _order_of_ties): `first`
+    (the deletes, then the updates), then the creates in position order,
+    which _emit takes descriptor by descriptor."""
+
+    def __init__(self, first: list[int], creates: bytes) -> None:
+        self.first = first
+        self.creates = creates  # per position: 1 for a create
+
+    def __iter__(self) -> Iterator[int]:
+        return chain(self.first, compress(range(len(self.creates)), self.creates))
 
 
 def _tie_keys(state: PlanState) -> tuple[list[int], list[int]]:
@@ -645,43 +659,64 @@ def _hidden_types() -> frozenset[str]:
 def _emit(state: PlanState, order: Iterable[int],
           emitted: list[int] | None = None) -> Iterator[Operation]:
     """The ordered operations minus virtual, implicit and no-op ones, each made
-    as it is handed out (a plain create inline: they are most of a large
-    plan); `emitted` gets their numbers. The state lets go of a node's source
-    once its operation is out: a large plan is written as it goes."""
-    hidden = _hidden_types()
-    # only descriptors that override noop() are asked (most never skip anything)
-    noops = {d.obj: d for d in DESCRIPTORS if type(d).noop is not Descriptor.noop}
-    make = {d.obj: d.value for d in DESCRIPTORS}  # a position's value from its source
-    d, size, deleted = state.desired, state.size, state.deleted
-    # creates not made inline: refined, live too, or listed by another type's descriptor
-    special = state.params.keys() | d.overlap.keys() | d.makers.keys()
-    objs, sources, act, keys = d.objs, d.sources, state.act, state.keys
-    adopt, emit = FrozenDict.adopt, (emitted.append if emitted is not None else None)
+    as it is handed out; `emitted` gets their numbers. The state lets go of a
+    node's source and key once its operation is out: a large plan is written
+    as it goes."""
+    if isinstance(order, TiesOrder):
+        return chain(_emit_numbers(state, order.first, emitted),
+                     _emit_creates(state, order.creates, emitted))
+    return _emit_numbers(state, order, emitted)
+
+
+def _noops() -> dict[str, Descriptor]:
+    """The descriptors that override noop() (the others never skip anything)."""
+    return {d.obj: d for d in DESCRIPTORS if type(d).noop is not Descriptor.noop}
+
+
+def _emit_numbers(state: PlanState, order: Iterable[int],
+                  emitted: list[int] | None) -> Iterator[Operation]:
+    hidden, noops, size, keep = _hidden_types(), _noops(), state.size, state.desired.sources
     for number in order:
+        if number in state.implicit:
+            continue
+        op = state.operation(number)
         if number < size:
-            obj = objs[number]
-            if obj in hidden:
-                continue
-            if act[number] == CREATE and number not in special:
+            keep[number] = state.keys[number] = None  # type: ignore[call-overload]
+        if op.obj in hidden:
+            continue
+        desc = noops.get(op.obj)
+        if desc is None or not desc.noop(op):
+            if emitted is not None:
+                emitted.append(number)
+            yield op
+
+
+def _emit_creates(state: PlanState, creates: bytes,
+                  emitted: list[int] | None) -> Iterator[Operation]:
+    """The creates in position order, a descriptor's at a time: they are most
+    of a large plan, so a plain one is made inline."""
+    hidden, noops, deleted = _hidden_types(), _noops(), state.deleted
+    d = state.desired
+    # creates not made inline: refined, or live too
+    special = state.params.keys() | d.overlap.keys() | d.makers.keys()
+    sources, keys, adopt = d.sources, state.keys, FrozenDict.adopt
+    for desc, start, end in d.spans:
+        obj, make, noop = desc.obj, desc.value, noops.get(desc.obj)
+        if obj in hidden:
+            continue
+        for number in compress(range(start, end), creates[start:end]):
+            if number in special:
+                op = state.operation(number)
+            else:
                 key = keys[number]
                 reason = deleted.get(key) if deleted else None
-                op = _new_op(Operation, (obj, "create", key, adopt(make[obj](sources[number])),
+                op = _new_op(Operation, (obj, "create", key, adopt(make(sources[number])),
                                          "" if reason is None else f"recreated: {reason}"))
-            else:
-                op = state.operation(number)
             sources[number] = keys[number] = None  # type: ignore[call-overload]
-        elif number in state.implicit:
-            continue
-        else:
-            op = state.operation(number)
-            obj = op.obj
-            if obj in hidden:
-                continue
-        desc = noops.get(obj)
-        if desc is None or not desc.noop(op):
-            if emit is not None:
-                emit(number)
-            yield op
+            if noop is None or not noop.noop(op):
+                if emitted is not None:
+                    emitted.append(number)
+                yield op
 
 
 def plan(desired: Dataplane, live: Dataplane) -> list[Operation]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from vppcfg import exits
@@ -221,21 +220,13 @@ def _made(args: argparse.Namespace, desired: Dataplane, live: Dataplane, offer: 
     from vppcfg.planner import plan, plan_stream, summary
 
     if offer is None and args.format != "json":
-        return render_cli_chunks(_counted(plan_stream(desired, live), counts), acl_indexes,
-                                 deferred), []
+        return render_cli_chunks(plan_stream(desired, live), acl_indexes, deferred, counts), []
     ops = plan(desired, live)
     counts.update(summary(ops))
     findings = preflight_warnings(ops, offer, args.config, desired, text=args.config_text)
     if args.format == "json":
         return [_json(ops, findings, warnings)], findings
     return render_cli_chunks(ops, acl_indexes, deferred), findings
-
-
-def _counted(ops: Iterable[Operation], counts: dict[str, int]) -> Iterator[Operation]:
-    """The operations as they come, counted by action."""
-    for op in ops:
-        counts[op.action] += 1
-        yield op
 
 
 def warn_deferred(deferred: list[str], prog: str) -> None:

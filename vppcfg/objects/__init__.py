@@ -75,20 +75,27 @@ CHUNK_LINES = 4096  # lines per piece of render_cli_chunks' text
 
 
 def render_cli_chunks(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None = None,
-                      deferred: list[str] | None = None) -> list[str]:
+                      deferred: list[str] | None = None,
+                      counts: dict[str, int] | None = None) -> list[str]:
     """render_cli's text in pieces of about CHUNK_LINES lines, which join to it:
     a large plan's lines are joined as they come instead of all held at once,
-    and ``ops`` may be a stream (each operation is let go once rendered)."""
+    and ``ops`` may be a stream (each operation is let go once rendered).
+    ``counts`` (by action) gets the number of operations rendered."""
     rc = RenderContext(dict(acl_indexes or {}))
     chunks: list[str] = []
     lines: list[str] = []
     action = obj = ""  # the group of operations being written
     render = None
+    seen = 0  # operations of the group (counted once per group)
     for op in ops:
         if op.obj != obj or op.action != action:
+            if counts is not None and seen:
+                counts[action] += seen
+            seen = 0
             action, obj = op.action, op.obj
             render = descriptor(obj).render  # the same for the whole group
             lines.append(f"comment {{ {action} {obj} }}")
+        seen += 1
         if op.reason and action == "delete":  # a recreate's create repeats it
             lines.append(f"comment {{ {comment_text(op.key + ': ' + op.reason)} }}")
         lines += render(op, rc)  # type: ignore[misc]
@@ -97,6 +104,8 @@ def render_cli_chunks(ops: Iterable[Operation], acl_indexes: Mapping[str, int] |
             lines = []
     if lines:
         chunks.append("\n".join(lines) + "\n")
+    if counts is not None and seen:
+        counts[action] += seen
     if deferred is not None:
         deferred.extend(rc.deferred)
     return chunks
