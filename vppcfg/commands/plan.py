@@ -136,7 +136,11 @@ def _live(args: argparse.Namespace
 
 
 def run(args: argparse.Namespace) -> int:
-    code, changes = _plan(args)
+    # Checking, planning and rendering make millions of objects and no cycles:
+    # once the collector ran again, its first pass would visit all the checked
+    # config's (a tenth of a second at 100,000 objects).
+    with gc_paused():
+        code, changes = _plan(args)
     if code == NEEDS_ATTENTION:
         return code
     return detailed_exit(args, code, changes)
@@ -195,9 +199,8 @@ def _plan(args: argparse.Namespace) -> tuple[int, int]:
     deferred: list[str] = []
     counts = {"create": 0, "update": 0, "delete": 0}
     try:
-        with gc_paused():  # planning and rendering: many objects, no cycles
-            text, findings = _made(args, desired, live, offer, acl_indexes, warnings, deferred,
-                                   counts)
+        text, findings = _made(args, desired, live, offer, acl_indexes, warnings, deferred,
+                               counts)
     except (PlanError, RenderError) as err:
         print(f"vppcfg plan: {err}", file=sys.stderr)
         return 1, 0
