@@ -205,10 +205,10 @@ class PlanState:
         # the desired side's, listed before what needs them, come first
         self.before, self.after = self.desired.before, self.desired.after
         self.listed_edges = len(self.before)
-        self._keys: list[str] | None = None
+        self._keys: list[str | None] | None = None  # a key is None once handed out
 
     @property
-    def keys(self) -> list[str]:
+    def keys(self) -> list[str | None]:
         """The desired keys by position (the index keeps them in that order)."""
         if self._keys is None:
             self._keys = list(self.desired.index)
@@ -234,6 +234,7 @@ class PlanState:
             return _new_op(Operation, (old.obj, "delete", key, params, self.deleted[key]))
         if key is None:
             key = self.keys[number]
+            assert key is not None, f"operation {number} was handed out"
         obj = self.desired.objs[number]
         if self.act[number] == UPDATE:
             return _new_op(Operation, (obj, "update", key, params, ""))
@@ -298,7 +299,8 @@ class PlanState:
         if self._keys is None:  # made from the index before it goes
             self._keys = list(self.desired.index)
         self.desired.index = {}
-        self.desired.ctx = self.desired_ctx = None  # type: ignore[assignment]
+        self.desired.ctx.keyed = []
+        self.desired.ctx.children = {}
         if edges:
             self.before = self.after = self.desired.before = self.desired.after = array("i")
 
@@ -473,7 +475,7 @@ def _build_ops(state: PlanState) -> None:
     """Update parameters (the new value and what it replaces) and implicit deletes."""
     overlap, ln, keys = state.desired.overlap, state.live_nodes, state.keys
     for at in state.updated:
-        new, old = overlap[at].value, ln[keys[at]].value
+        new, old = overlap[at].value, ln[keys[at]].value  # type: ignore[index]
         previous = FrozenDict({k: v for k, v in old.items() if new.get(k) != v})
         state.params[at] = FrozenDict({**new, "previous": previous})
     deleted = state.deleted
@@ -681,7 +683,7 @@ def _emit_numbers(state: PlanState, order: Iterable[int],
             continue
         op = state.operation(number)
         if number < size:
-            keep[number] = state.keys[number] = None  # type: ignore[call-overload]
+            keep[number] = state.keys[number] = None
         if op.obj in hidden:
             continue
         desc = noops.get(op.obj)
@@ -712,7 +714,7 @@ def _emit_creates(state: PlanState, creates: bytes,
                 reason = deleted.get(key) if deleted else None
                 op = _new_op(Operation, (obj, "create", key, adopt(make(sources[number])),
                                          "" if reason is None else f"recreated: {reason}"))
-            sources[number] = keys[number] = None  # type: ignore[call-overload]
+            sources[number] = keys[number] = None
             if noop is None or not noop.noop(op):
                 if emitted is not None:
                     emitted.append(number)

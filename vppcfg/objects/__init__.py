@@ -3,7 +3,7 @@ two entry points the commands use: render_cli (plan) and execute (apply)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from vppcfg.objects import acl, address, bond, bridge, interface, l2xc, lcp, mpls, sflow, tap, vxlan
 from vppcfg.objects.base import Descriptor, RenderContext, RenderError, comment_text
@@ -85,7 +85,7 @@ def render_cli_chunks(ops: Iterable[Operation], acl_indexes: Mapping[str, int] |
     chunks: list[str] = []
     lines: list[str] = []
     action = obj = ""  # the group of operations being written
-    render = None
+    render: Callable[[Operation, RenderContext], list[str]]  # the group's (set by its first)
     seen = 0  # operations of the group (counted once per group)
     for op in ops:
         if op.obj != obj or op.action != action:
@@ -98,7 +98,7 @@ def render_cli_chunks(ops: Iterable[Operation], acl_indexes: Mapping[str, int] |
         seen += 1
         if op.reason and action == "delete":  # a recreate's create repeats it
             lines.append(f"comment {{ {comment_text(op.key + ': ' + op.reason)} }}")
-        lines += render(op, rc)  # type: ignore[misc]
+        lines += render(op, rc)
         if len(lines) >= CHUNK_LINES:
             chunks.append("\n".join(lines) + "\n")
             lines = []
