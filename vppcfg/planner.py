@@ -402,7 +402,7 @@ def _diff(state: PlanState, protected: set[str]) -> None:
         if obj == old.obj and (value == old.value or _same(old, obj, value)):
             continue
         reason = (f"type changed from {old.obj} to {obj}" if obj != old.obj
-                  else descriptor(obj).recreate_reason(old, d.overlap[at]))
+                  else descriptor(obj).recreate_reason(old, overlap[at]))
         if reason:
             deleted[key] = reason
         else:
@@ -677,6 +677,7 @@ def _noops() -> dict[str, Descriptor]:
 
 def _emit_numbers(state: PlanState, order: Iterable[int],
                   emitted: list[int] | None) -> Iterator[Operation]:
+    """_emit for any order of numbers (the heap's, or the deletes and updates)."""
     hidden, noops, size, keep = _hidden_types(), _noops(), state.size, state.desired.sources
     for number in order:
         if number in state.implicit:
