@@ -73,19 +73,18 @@ class Desired:
     dict does), and their dependencies as edges between positions. A node
     object and a value per node of a large config were most of planning's
     memory: a node is kept as its key, type and source (Descriptor.listing;
-    its value is made when its operation is), and its deps are resolved as it
-    is listed (most name a node listed before it)."""
+    its value is made when it is diffed or its operation made), and its deps
+    are resolved as it is listed (most name a node listed before it)."""
 
-    def __init__(self, dp: Dataplane, live: dict[str, Node], watched: frozenset[str]) -> None:
+    def __init__(self, dp: Dataplane, watched: frozenset[str]) -> None:
         self.ctx = NodeContext(dp)
         self.index: dict[str, int] = {}  # key -> position
         self.objs: list[str] = []
-        self.sources: list[Any] = []  # None once handed out
+        self.sources: list[Any] = []  # see Descriptor.listing; None once handed out
         # edge i: position before[i] is needed by position after[i], listed earlier
         self.before = array("i")
         self.after = array("i")
         self.later: list[tuple[str, int]] = []  # (dep, position): a dep not listed yet
-        self.overlap: dict[int, Node] = {}  # the nodes whose key is live too (to diff)
         self.owners: dict[int, str] = {}  # owners among `watched` (live foreign keys)
         self.again: dict[int, tuple[str, ...]] = {}  # a key listed again: its last deps
         # the descriptor whose value() makes a position's value, where it is
@@ -95,21 +94,20 @@ class Desired:
         # in position order are then in the order of their ties
         self.in_registry_order = True
         self.spans: list[tuple[Descriptor, int, int]] = []  # the positions each listed first
-        self._collect(dp, live, watched)
+        self._collect(dp, watched)
 
-    def _collect(self, dp: Dataplane, live: dict[str, Node], watched: frozenset[str]) -> None:
-        index, objs, sources = self.index, self.objs, self.sources
-        setdefault, get, overlap, owners = index.setdefault, index.get, self.overlap, self.owners
+    def _collect(self, dp: Dataplane, watched: frozenset[str]) -> None:
+        index, objs, sources, owners = self.index, self.objs, self.sources, self.owners
+        setdefault, get = index.setdefault, index.get
         add_obj, add_source, later = objs.append, sources.append, self.later.append
         add_before, add_after = self.before.append, self.after.append
         n = 0
         for desc in DESCRIPTORS:
             own, start = desc.obj, n
-            for key, obj, deps, owner, holder, source in desc.listing(dp, self.ctx):
+            for key, obj, deps, owner, _, source in desc.listing(dp, self.ctx):
                 at = setdefault(key, n)
                 if at != n:
-                    node = Node(key, obj, desc.value(source), deps, owner, holder)
-                    self._listed_again(at, node, desc, source, live, watched)
+                    self._listed_again(at, desc, obj, deps, owner, source, watched)
                     continue
                 add_obj(obj)
                 add_source(source)
@@ -123,42 +121,31 @@ class Desired:
                 if obj != own:
                     self.in_registry_order = False
                     self.makers[n] = desc
-                if key in live:
-                    overlap[n] = Node(key, obj, desc.value(source), deps, owner, holder)
                 if watched and owner in watched:
                     owners[n] = owner
                 n += 1
             self.spans.append((desc, start, n))
 
-    def _listed_again(self, at: int, node: Node, desc: Descriptor, source: Any,
-                      live: dict[str, Node], watched: frozenset[str]) -> None:
+    def _listed_again(self, at: int, desc: Descriptor, obj: str, deps: tuple[str, ...],
+                      owner: str, source: Any, watched: frozenset[str]) -> None:
         """A key listed before: this node replaces that one at its position."""
-        self.objs[at], self.sources[at] = node.obj, source
-        self.again[at] = node.deps
+        self.objs[at], self.sources[at] = obj, source
+        self.again[at] = deps
         self.makers[at] = desc
         self.in_registry_order = False
-        if node.key in live:
-            self.overlap[at] = node
-        if watched and node.owner in watched:
-            self.owners[at] = node.owner
+        if watched and owner in watched:
+            self.owners[at] = owner
         else:
             self.owners.pop(at, None)
 
     def value(self, at: int) -> dict[str, Any]:
-        """The value of the node at a position (made now, but for a live key's)."""
-        node = self.overlap.get(at)
-        if node is not None:
-            return node.value
+        """The value of the node at a position (made now: a fresh dict)."""
         maker = self.makers.get(at) or descriptor(self.objs[at])
         return maker.value(self.sources[at])
 
     def named(self) -> set[str]:
         """The owners among the watched keys that the config names."""
         return set(self.owners.values())
-
-    def deps(self, at: int) -> tuple[str, ...]:
-        """The deps of a node that is live too (those the diff and order ask for)."""
-        return self.again[at] if at in self.again else self.overlap[at].deps
 
     def resolve_later(self) -> list[tuple[int, int]]:
         """The edges of deps not listed before their node (and of nodes listed
@@ -191,7 +178,7 @@ class PlanState:
 
     def __init__(self, desired: Dataplane, live: Dataplane) -> None:
         self.live_nodes, self.live_ctx = collect(live)
-        self.desired = Desired(desired, self.live_nodes, live.foreign)
+        self.desired = Desired(desired, live.foreign)
         self.desired_ctx = self.desired.ctx
         self.size = len(self.desired.objs)  # numbers below it are desired positions
         self.act = bytearray(self.size)  # per position: NOTHING, CREATE or UPDATE
@@ -388,8 +375,8 @@ def _check_desired(desired: Dataplane, live: Dataplane) -> None:
 def _diff(state: PlanState, protected: set[str]) -> None:
     """What to delete (with reasons), create and update in place: into the state."""
     d, ln, deleted = state.desired, state.live_nodes, state.deleted
-    index, objs, overlap = d.index, d.objs, d.overlap
-    updated: list[str] = []
+    index, objs, value_at = d.index, d.objs, d.value
+    updated: dict[str, dict[str, Any]] = {}  # key -> its new value
     for key, old in ln.items():
         if old.owner in protected:
             continue
@@ -398,34 +385,37 @@ def _diff(state: PlanState, protected: set[str]) -> None:
             if descriptor(old.obj).delete_when_absent:
                 deleted[key] = ""  # pruned: not in the config
             continue
-        obj, value = objs[at], overlap[at].value
+        obj, value = objs[at], value_at(at)
         if obj == old.obj and (value == old.value or _same(old, obj, value)):
             continue
+        # the node as the planner keeps it: its deps are edges by now
         reason = (f"type changed from {old.obj} to {obj}" if obj != old.obj
-                  else descriptor(obj).recreate_reason(old, overlap[at]))
+                  else descriptor(obj).recreate_reason(old, Node(key, obj, value)))
         if reason:
             deleted[key] = reason
         else:
-            updated.append(key)
+            updated[key] = value
     _keep_in_use(ln, deleted, protected)
     _cascade(ln, deleted, protected, index)
     _mark(state, updated)
 
 
-def _mark(state: PlanState, updated: list[str]) -> None:
+def _mark(state: PlanState, updated: dict[str, dict[str, Any]]) -> None:
     """Number the operations: creates are every desired node but those live and
-    kept (config order), updates in live order, deletes after them all."""
+    kept (config order), updates in live order, deletes after them all. An
+    update's parameters are its new value until _build_ops adds the old."""
     index, act, deleted = state.desired.index, state.act, state.deleted
     act[:] = bytes([CREATE]) * state.size
     for key in state.live_nodes:
         at = index.get(key)
         if at is not None and key not in deleted:
             act[at] = NOTHING
-    for key in updated:
+    for key, value in updated.items():
         if key not in deleted:
             at = index[key]
             act[at] = UPDATE
             state.updated.append(at)
+            state.params[at] = FrozenDict.adopt(value)
     state.delete_keys = list(deleted)
     state.delete_numbers = {key: state.size + i for i, key in enumerate(state.delete_keys)}
 
@@ -473,9 +463,9 @@ def _cascade(ln: dict[str, Node], deleted: dict[str, str], protected: set[str],
 
 def _build_ops(state: PlanState) -> None:
     """Update parameters (the new value and what it replaces) and implicit deletes."""
-    overlap, ln, keys = state.desired.overlap, state.live_nodes, state.keys
+    ln, keys = state.live_nodes, state.keys
     for at in state.updated:
-        new, old = overlap[at].value, ln[keys[at]].value  # type: ignore[index]
+        new, old = state.params[at], ln[keys[at]].value  # type: ignore[index]
         previous = FrozenDict({k: v for k, v in old.items() if new.get(k) != v})
         state.params[at] = FrozenDict({**new, "previous": previous})
     deleted = state.deleted
@@ -578,12 +568,15 @@ def _order_of_ties(state: PlanState) -> TiesOrder | None:
         found = place.get(number)
         return first + number if found is None else found
 
-    act, get = state.act, d.index.get
-    for at in state.updated:  # the listed edges into updates
-        for dep in d.deps(at):
-            source = get(dep)
-            if source is not None and act[source] and where(source) >= where(at):
+    act, listed = state.act, state.listed_edges
+    if updates:  # the listed edges into updates (found without a loop over all edges)
+        into = bytes(map(act.__getitem__, d.after[:listed]))
+        i = into.find(UPDATE)
+        while i >= 0:
+            source = d.before[i]
+            if act[source] and where(source) >= where(d.after[i]):
                 return None
+            i = into.find(UPDATE, i + 1)
     planned = state.planned
     for b, a in zip(state.before[state.listed_edges:], state.after[state.listed_edges:],
                     strict=True):
@@ -701,7 +694,7 @@ def _emit_creates(state: PlanState, creates: bytes,
     hidden, noops, deleted = _hidden_types(), _noops(), state.deleted
     d = state.desired
     # creates not made inline: refined, or live too
-    special = state.params.keys() | d.overlap.keys() | d.makers.keys()
+    special = state.params.keys() | d.makers.keys()
     sources, keys, adopt = d.sources, state.keys, FrozenDict.adopt
     for desc, start, end in d.spans:
         obj, make, noop = desc.obj, desc.value, noops.get(desc.obj)
