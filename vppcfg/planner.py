@@ -17,14 +17,20 @@ Both dataplanes are decomposed into nodes by the object descriptors
    in L2 mode) before whatever claims it next. Among ready operations deletes
    go first, then updates, then creates, so the output reads naturally.
 
-Cost is linear in the number of nodes (plus a heap for the ready set).
+Cost is linear in the number of nodes (plus a heap for the ready set, when
+the plain order of ties does not already follow every edge). A large config
+has hundreds of thousands of nodes, so the desired side is kept in columns
+and Operations are made only as they are handed out (see PlanState).
 """
 
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
+from itertools import chain, compress
+from operator import eq
 from typing import Any
 
 from vppcfg.gcpause import gc_paused
@@ -40,6 +46,12 @@ from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, ikey
 from vppcfg.ops import Operation
 
 ACTION_RANK = {"delete": 0, "update": 1, "create": 2}
+# What is planned for a desired node (PlanState.act): its position is the
+# operation's number. Deletes (live nodes) are numbered after all positions.
+NOTHING, CREATE, UPDATE = 0, 1, 2
+_ACT = {"create": CREATE, "update": UPDATE}
+_CREATES_ONLY = bytes([0, 1, 0]) + bytes(253)  # act -> 1 for CREATE, else 0
+_new_op = tuple.__new__  # Operation's own __new__ in C: made once per operation
 
 
 class PlanError(ValueError):
@@ -55,56 +67,246 @@ def collect(dp: Dataplane) -> tuple[dict[str, Node], NodeContext]:
     return nodes, ctx
 
 
+class Desired:
+    """The desired dataplane's nodes in columns, by position (the order the
+    descriptors list them; a key listed again keeps its first position, as a
+    dict does), and their dependencies as edges between positions. A node
+    object and a value per node of a large config were most of planning's
+    memory: a node is kept as its key, type and source (Descriptor.listing;
+    its value is made when it is diffed or its operation made), and its deps
+    are resolved as it is listed (most name a node listed before it)."""
+
+    def __init__(self, dp: Dataplane, watched: frozenset[str]) -> None:
+        self.ctx = NodeContext(dp)
+        self.index: dict[str, int] = {}  # key -> position
+        self.objs: list[str] = []
+        self.sources: list[Any] = []  # see Descriptor.listing; None once handed out
+        # edge i: position before[i] is needed by position after[i], listed earlier
+        self.before = array("i")
+        self.after = array("i")
+        self.later: list[tuple[str, int]] = []  # (dep, position): a dep not listed yet
+        self.owners: dict[int, str] = {}  # owners among `watched` (live foreign keys)
+        self.again: dict[int, tuple[str, ...]] = {}  # a key listed again: its last deps
+        # the descriptor whose value() makes a position's value, where it is
+        # not the one of the position's type
+        self.makers: dict[int, Descriptor] = {}
+        # positions in registry order with each descriptor's own type: creates
+        # in position order are then in the order of their ties
+        self.in_registry_order = True
+        self.spans: list[tuple[Descriptor, int, int]] = []  # the positions each listed first
+        self._collect(dp, watched)
+
+    def _collect(self, dp: Dataplane, watched: frozenset[str]) -> None:
+        index, objs, sources, owners = self.index, self.objs, self.sources, self.owners
+        setdefault, get = index.setdefault, index.get
+        add_obj, add_source, later = objs.append, sources.append, self.later.append
+        add_before, add_after = self.before.append, self.after.append
+        n = 0
+        for desc in DESCRIPTORS:
+            own, start = desc.obj, n
+            for key, obj, deps, owner, _, source in desc.listing(dp, self.ctx):
+                at = setdefault(key, n)
+                if at != n:
+                    self._listed_again(at, desc, obj, deps, owner, source, watched)
+                    continue
+                add_obj(obj)
+                add_source(source)
+                for dep in deps:
+                    found = get(dep)
+                    if found is None:
+                        later((dep, n))
+                    else:
+                        add_before(found)
+                        add_after(n)
+                if obj != own:
+                    self.in_registry_order = False
+                    self.makers[n] = desc
+                if watched and owner in watched:
+                    owners[n] = owner
+                n += 1
+            self.spans.append((desc, start, n))
+
+    def _listed_again(self, at: int, desc: Descriptor, obj: str, deps: tuple[str, ...],
+                      owner: str, source: Any, watched: frozenset[str]) -> None:
+        """A key listed before: this node replaces that one at its position."""
+        self.objs[at], self.sources[at] = obj, source
+        self.again[at] = deps
+        self.makers[at] = desc
+        self.in_registry_order = False
+        if watched and owner in watched:
+            self.owners[at] = owner
+        else:
+            self.owners.pop(at, None)
+
+    def value(self, at: int) -> dict[str, Any]:
+        """The value of the node at a position (made now: a fresh dict)."""
+        maker = self.makers.get(at) or descriptor(self.objs[at])
+        return maker.value(self.sources[at])
+
+    def named(self) -> set[str]:
+        """The owners among the watched keys that the config names."""
+        return set(self.owners.values())
+
+    def resolve_later(self) -> list[tuple[int, int]]:
+        """The edges of deps not listed before their node (and of nodes listed
+        again, whose first node's edges are dropped): (before, after)."""
+        again = self.again
+        if again:
+            kept = [(b, a) for b, a in zip(self.before, self.after, strict=True)
+                    if a not in again]
+            self.before = array("i", (b for b, _ in kept))
+            self.after = array("i", (a for _, a in kept))
+            self.later = [(dep, at) for dep, at in self.later if at not in again]
+            self.later += [(dep, at) for at, deps in again.items() for dep in deps]
+        get = self.index.get
+        found = [(get(dep), at) for dep, at in self.later]
+        self.later = []
+        return [(b, a) for b, a in found if b is not None]
+
+
 class PlanState:
     """The operations being planned and their ordering edges (for descriptors'
-    ``adjust`` hooks, which add edges or refine parameters).
+    ``adjust`` hooks, which add edges or refine parameters: objects.base.PlanView).
 
-    Operations are numbered in the order they are planned; edges and the
-    ordering work on those numbers (tens of thousands of operations: tuple
-    keys and per-edge lookups were most of the planning time)."""
+    An operation's number is its desired node's position for a create or an
+    update (a node has at most one), and the number of positions plus its
+    place among the deletes for a delete. Per operation the state keeps only
+    what it is (``act``) and, when refined, its parameters (``params``); the
+    Operation itself is made when asked for, and the edges are two arrays of
+    numbers: at hundreds of thousands of operations, objects per operation
+    and per edge were most of the planning time and memory."""
 
     def __init__(self, desired: Dataplane, live: Dataplane) -> None:
-        self.desired_nodes, self.desired_ctx = collect(desired)
         self.live_nodes, self.live_ctx = collect(live)
-        self.planned: list[Operation] = []
-        # action -> key -> number of its operation
-        self.numbers: dict[str, dict[str, int]] = {action: {} for action in ACTION_RANK}
-        self.after: list[list[int]] = []  # number -> the numbers that must follow it
+        self.desired = Desired(desired, live.foreign)
+        self.desired_ctx = self.desired.ctx
+        self.size = len(self.desired.objs)  # numbers below it are desired positions
+        self.act = bytearray(self.size)  # per position: NOTHING, CREATE or UPDATE
+        self.updated: list[int] = []  # positions updated, in live order (their ties)
+        self.deleted: dict[str, str] = {}  # live key -> reason, in plan order
+        self.delete_keys: list[str] = []
+        self.delete_numbers: dict[str, int] = {}
+        self.params: dict[int, FrozenDict[str, Any]] = {}  # refined or update parameters
         self.implicit: set[int] = set()  # deletes VPP does by itself
+        # edge i: operation before[i] precedes after[i] (when both are planned);
+        # the desired side's, listed before what needs them, come first
+        self.before, self.after = self.desired.before, self.desired.after
+        self.listed_edges = len(self.before)
+        self._keys: list[str | None] | None = None  # a key is None once handed out
 
-    def add(self, op: Operation) -> int:
-        number = len(self.planned)
-        self.planned.append(op)
-        self.after.append([])
-        self.numbers[op.action][op.key] = number
-        return number
+    @property
+    def keys(self) -> list[str | None]:
+        """The desired keys by position (the index keeps them in that order)."""
+        if self._keys is None:
+            self._keys = list(self.desired.index)
+        return self._keys
+
+    def number(self, action: str, key: str) -> int | None:
+        """The number of the planned operation, or None."""
+        if action == "delete":
+            return self.delete_numbers.get(key)
+        at = self.desired.index.get(key)
+        if at is None or self.act[at] != _ACT[action]:
+            return None
+        return at
+
+    def operation(self, number: int, key: str | None = None) -> Operation:
+        """The planned operation ``number`` (``key``: its key, when known)."""
+        params = self.params.get(number)
+        if number >= self.size:
+            key = self.delete_keys[number - self.size]
+            old = self.live_nodes[key]
+            if params is None:
+                params = FrozenDict.adopt(old.value)
+            return _new_op(Operation, (old.obj, "delete", key, params, self.deleted[key]))
+        if key is None:
+            key = self.keys[number]
+            assert key is not None, f"operation {number} was handed out"
+        obj = self.desired.objs[number]
+        if self.act[number] == UPDATE:
+            return _new_op(Operation, (obj, "update", key, params, ""))
+        if params is None:
+            params = FrozenDict.adopt(self.desired.value(number))
+        reason = self.deleted.get(key)
+        reason = "" if reason is None else f"recreated: {reason}"
+        return _new_op(Operation, (obj, "create", key, params, reason))
+
+    # -- objects.base.PlanView --
 
     def get(self, action: str, key: str) -> Operation | None:
-        number = self.numbers[action].get(key)
-        return None if number is None else self.planned[number]
+        number = self.number(action, key)
+        return None if number is None else self.operation(number, key)
+
+    def operations(self, action: str, obj: str) -> list[Operation]:
+        if action == "update":
+            numbers: Iterable[int] = self.updated
+        elif action == "delete":
+            numbers = self.delete_numbers.values()
+        else:
+            numbers = compress(range(self.size), self.act.translate(_CREATES_ONLY))
+        ops = (self.operation(number) for number in numbers)
+        return [op for op in ops if op.obj == obj]
 
     def edge(self, before: Operation, after: Operation) -> None:
         """``after`` follows ``before`` (an edge from an operation that is not
         planned orders nothing)."""
-        b = self.numbers[before.action].get(before.key)
+        b = self.number(before.action, before.key)
         if b is None:
             return
-        a = self.numbers[after.action].get(after.key)
+        a = self.number(after.action, after.key)
         if a is None:
             raise KeyError(f"edge to an operation not planned: {after}")
         if b != a:
-            self.after[b].append(a)
+            self.before.append(b)
+            self.after.append(a)
 
     def replace(self, op: Operation, params: FrozenDict[str, Any]) -> None:
-        number = self.numbers[op.action][op.key]
-        self.planned[number] = Operation(op.obj, op.action, op.key, params, op.reason)
+        number = self.number(op.action, op.key)
+        if number is None:
+            raise KeyError(f"replacing an operation not planned: {op}")
+        self.params[number] = params
+
+    # -- what the ordering needs --
+
+    def obj_of(self, number: int) -> str:
+        if number >= self.size:
+            return self.live_nodes[self.delete_keys[number - self.size]].obj
+        return self.desired.objs[number]
+
+    def action_of(self, number: int) -> str:
+        if number >= self.size:
+            return "delete"
+        return "update" if self.act[number] == UPDATE else "create"
+
+    def shed(self, edges: bool = True) -> None:
+        """Let go of what only planning needed (the key index and its
+        positions, the dataplane indexes, with `edges` the edges): handing
+        the operations out needs the columns only, and a large plan's text
+        takes their place in memory."""
+        if self._keys is None:  # made from the index before it goes
+            self._keys = list(self.desired.index)
+        self.desired.index = {}
+        self.desired.ctx.keyed = []
+        self.desired.ctx.children = {}
+        if edges:
+            self.before = self.after = self.desired.before = self.desired.after = array("i")
+
+    def planned(self, number: int) -> bool:
+        return number >= self.size or self.act[number] != NOTHING
+
+    def edges(self) -> Iterator[tuple[int, int]]:
+        """The edges between planned operations."""
+        planned = self.planned
+        for b, a in zip(self.before, self.after, strict=True):
+            if planned(b) and planned(a):
+                yield b, a
 
 
-def _protected(live: Dataplane, dnodes: dict[str, Node], alone: set[str]) -> set[str]:
+def _protected(live: Dataplane, named: set[str], alone: set[str]) -> set[str]:
     """Owners the planner must not touch: foreign objects, and the top-level
     interfaces the config does not name that are not NICs or that carry a foreign
-    object (their settings serve that object, which belongs to another tool)."""
-    named = {node.owner for node in dnodes.values()}
+    object (their settings serve that object, which belongs to another tool).
+    `named`: the foreign owners the config names."""
     protected = {key for key in live.foreign if key not in named}
     protected.update(ikey(name) for name in alone)
     return protected
@@ -170,39 +372,60 @@ def _check_desired(desired: Dataplane, live: Dataplane) -> None:
             raise PlanError(f"interfaces/{itf.name}: no {itf.kind} defines this interface")
 
 
-def _diff(state: PlanState, protected: set[str]) -> tuple[dict[str, str], list[str], list[str]]:
-    """Keys to delete (with reasons), to create, to update in place."""
-    dn, ln = state.desired_nodes, state.live_nodes
-    deleted: dict[str, str] = {}
-    updated: list[str] = []
+def _diff(state: PlanState, protected: set[str]) -> None:
+    """What to delete (with reasons), create and update in place: into the state."""
+    d, ln, deleted = state.desired, state.live_nodes, state.deleted
+    index, objs, value_at = d.index, d.objs, d.value
+    updated: dict[str, dict[str, Any]] = {}  # key -> its new value
     for key, old in ln.items():
         if old.owner in protected:
             continue
-        new = dn.get(key)
-        if new is None:
+        at = index.get(key)
+        if at is None:
             if descriptor(old.obj).delete_when_absent:
                 deleted[key] = ""  # pruned: not in the config
-        elif (new.value != old.value and not _same(old, new)) or new.obj != old.obj:
-            reason = (f"type changed from {old.obj} to {new.obj}" if new.obj != old.obj
-                      else descriptor(new.obj).recreate_reason(old, new))
-            if reason:
-                deleted[key] = reason
-            else:
-                updated.append(key)
+            continue
+        obj, value = objs[at], value_at(at)
+        if obj == old.obj and (value == old.value or _same(old, obj, value)):
+            continue
+        # the node as the planner keeps it: its deps are edges by now
+        reason = (f"type changed from {old.obj} to {obj}" if obj != old.obj
+                  else descriptor(obj).recreate_reason(old, Node(key, obj, value)))
+        if reason:
+            deleted[key] = reason
+        else:
+            updated[key] = value
     _keep_in_use(ln, deleted, protected)
-    _cascade(ln, deleted, protected, dn)
-    # Lists in config order: the order of ties in the output is deterministic.
-    created = [key for key in dn if key not in ln or key in deleted]
-    updated = [key for key in updated if key not in deleted]
-    return deleted, created, updated
+    _cascade(ln, deleted, protected, index)
+    _mark(state, updated)
 
 
-def _same(old: Node, new: Node) -> bool:
+def _mark(state: PlanState, updated: dict[str, dict[str, Any]]) -> None:
+    """Number the operations: creates are every desired node but those live and
+    kept (config order), updates in live order, deletes after them all. An
+    update's parameters are its new value until _build_ops adds the old."""
+    index, act, deleted = state.desired.index, state.act, state.deleted
+    act[:] = bytes([CREATE]) * state.size
+    for key in state.live_nodes:
+        at = index.get(key)
+        if at is not None and key not in deleted:
+            act[at] = NOTHING
+    for key, value in updated.items():
+        if key not in deleted:
+            at = index[key]
+            act[at] = UPDATE
+            state.updated.append(at)
+            state.params[at] = FrozenDict.adopt(value)
+    state.delete_keys = list(deleted)
+    state.delete_numbers = {key: state.size + i for i, key in enumerate(state.delete_keys)}
+
+
+def _same(old: Node, obj: str, value: dict[str, Any]) -> bool:
     """Equal but for fields the config leaves to VPP (desired None)."""
-    optional = descriptor(new.obj).optional
-    if not optional or old.value.keys() != new.value.keys():
+    optional = descriptor(obj).optional
+    if not optional or old.value.keys() != value.keys():
         return False
-    return all(v == old.value[k] or (k in optional and v is None) for k, v in new.value.items())
+    return all(v == old.value[k] or (k in optional and v is None) for k, v in value.items())
 
 
 def _keep_in_use(ln: dict[str, Node], deleted: dict[str, str], protected: set[str]) -> None:
@@ -220,7 +443,7 @@ def _keep_in_use(ln: dict[str, Node], deleted: dict[str, str], protected: set[st
 
 
 def _cascade(ln: dict[str, Node], deleted: dict[str, str], protected: set[str],
-             desired: dict[str, Node]) -> None:
+             desired: dict[str, int]) -> None:
     """What needs a deleted node goes first (and comes back if still wanted)."""
     if not deleted:
         return
@@ -238,54 +461,51 @@ def _cascade(ln: dict[str, Node], deleted: dict[str, str], protected: set[str],
                 queue.append((dependent, root))
 
 
-def _build_ops(state: PlanState, deleted: dict[str, str], created: list[str],
-               updated: list[str]) -> None:
-    dn, ln, add = state.desired_nodes, state.live_nodes, state.add
-    # Node values are fresh dicts nobody changes once collected: adopted, not copied.
-    adopt = FrozenDict.adopt
-    for key, reason in deleted.items():
-        old = ln[key]
-        number = add(Operation(old.obj, "delete", key, adopt(old.value), reason))
-        if old.holder and old.holder != key and old.holder in deleted:
+def _build_ops(state: PlanState) -> None:
+    """Update parameters (the new value and what it replaces) and implicit deletes."""
+    ln, keys = state.live_nodes, state.keys
+    for at in state.updated:
+        new, old = state.params[at], ln[keys[at]].value  # type: ignore[index]
+        previous = FrozenDict({k: v for k, v in old.items() if new.get(k) != v})
+        state.params[at] = FrozenDict({**new, "previous": previous})
+    deleted = state.deleted
+    for key, number in state.delete_numbers.items():
+        holder = ln[key].holder
+        if holder and holder != key and holder in deleted:
             state.implicit.add(number)
-    for key in created:
-        new = dn[key]
-        reason = f"recreated: {deleted[key]}" if key in deleted else ""
-        add(Operation(new.obj, "create", key, adopt(new.value), reason))
-    for key in updated:
-        new, old = dn[key], ln[key]
-        previous = FrozenDict({k: v for k, v in old.value.items() if new.value.get(k) != v})
-        add(Operation(new.obj, "update", key, FrozenDict({**new.value, "previous": previous})))
 
 
 def _dependency_edges(state: PlanState) -> None:
-    """Creates/updates follow their deps' creates/updates; deletes precede
-    their deps' deletes/updates and their own key's create (a recreate)."""
-    after = state.after
-    deletes, updates, creates = (state.numbers[a] for a in ("delete", "update", "create"))
+    """Creates/updates follow their deps' creates/updates (the desired side's
+    edges, most made as its nodes were listed); deletes precede their deps'
+    deletes/updates and their own key's create (a recreate)."""
+    later = state.desired.resolve_later()  # (may drop listed edges: a key listed again)
+    before, after = state.before, state.after = state.desired.before, state.desired.after
+    state.listed_edges = len(before)
+    for b, a in later:
+        before.append(b)
+        after.append(a)
+    index, act = state.desired.index, state.act
+    deletes = state.delete_numbers
     for key, number in deletes.items():
-        follow = after[number]
         for dep in state.live_nodes[key].deps:
             if dep in deletes:
-                follow.append(deletes[dep])
-            if dep in updates:
-                follow.append(updates[dep])
-        if key in creates:
-            follow.append(creates[key])
-    dn = state.desired_nodes
-    for made in (creates, updates):
-        for key, number in made.items():
-            for dep in dn[key].deps:
-                if dep in creates:
-                    after[creates[dep]].append(number)
-                if dep in updates:
-                    after[updates[dep]].append(number)
+                before.append(number)
+                after.append(deletes[dep])
+            at = index.get(dep)
+            if at is not None and act[at] == UPDATE:
+                before.append(number)
+                after.append(at)
+        at = index.get(key)
+        if at is not None and act[at] == CREATE:
+            before.append(number)
+            after.append(at)
 
 
 def _claim_edges(state: PlanState) -> None:
     """A resource released by a delete is claimed afterwards."""
     released: dict[str, list[tuple[Claim, int]]] = {}
-    deletes = state.numbers["delete"]
+    deletes = state.delete_numbers
     for key, number in deletes.items():
         node = state.live_nodes[key]
         # An implicit delete happens when its holder goes.
@@ -294,73 +514,221 @@ def _claim_edges(state: PlanState) -> None:
             released.setdefault(claim.resource, []).append((claim, source))
     if not released:
         return
-    for made in (state.numbers["create"], state.numbers["update"]):
-        for key, number in made.items():
-            node = state.desired_nodes[key]
-            for claim in descriptor(node.obj).claims(node):
-                for old_claim, source in released.get(claim.resource, ()):
-                    if claim.conflicts(old_claim) and state.planned[source].key != key:
-                        state.after[source].append(number)
+    d, keys = state.desired, state.keys
+    creates = compress(range(state.size), state.act.translate(_CREATES_ONLY))
+    for at in (*creates, *state.updated):
+        key = keys[at]
+        node = Node(key, d.objs[at], d.value(at))
+        for claim in descriptor(node.obj).claims(node):
+            for old_claim, source in released.get(claim.resource, ()):
+                if claim.conflicts(old_claim) and state.delete_keys[source - state.size] != key:
+                    state.before.append(source)
+                    state.after.append(at)
 
 
-def _order(state: PlanState) -> list[int]:
-    """The operations' numbers in execution order."""
-    planned, after = state.planned, state.after
-    n = len(planned)
+def _ranks(n: int) -> dict[tuple[str, str], int]:
+    """The order of ties by (action, object type): deletes, then updates, then
+    creates; by object type (deletes in the reverse of the registry: undone
+    as made)."""
     width = len(DESCRIPTORS)
-    # Ties: deletes, then updates, then creates; by object type (deletes in the
-    # reverse of the registry: undone as made); by config order, folded into one
-    # int per operation (the heap then compares ints, not tuples).
-    rank = {(action, desc.obj): (ACTION_RANK[action] * width
+    return {(action, desc.obj): (ACTION_RANK[action] * width
                                  + (width - 1 - i if action == "delete" else i)) * n
             for action in ACTION_RANK for i, desc in enumerate(DESCRIPTORS)}
-    key = [rank[op.action, op.obj] + i for i, op in enumerate(planned)]
-    indegree = [0] * n
-    for follow in after:
-        for t in follow:
-            indegree[t] += 1
-    ready = [key[i] for i in range(n) if not indegree[i]]
+
+
+def _order(state: PlanState) -> Iterable[int]:
+    """The operations' numbers in execution order: the ready operation with the
+    smallest tie-break key first (Kahn's sort with a heap). When the order of
+    the keys alone already puts every operation after all it follows (a plan
+    of mostly creates, in config order), it is that order, found without one."""
+    return _order_of_ties(state) or _heap_order(state)
+
+
+def _order_of_ties(state: PlanState) -> TiesOrder | None:
+    """The planned operations by tie-break key, if every edge goes forward in
+    that order, else None. Deletes and updates are sorted (by rank, then as
+    listed); creates in position order are already, with positions in registry
+    order, and an edge listed before its node is forward between two creates.
+    So only the other edges are looked at: few, unless many deletes or
+    updates are planned."""
+    d = state.desired
+    if not d.in_registry_order:
+        return None
+    if state.listed_edges and any(map(eq, d.before[:state.listed_edges],
+                                      d.after[:state.listed_edges])):
+        return None  # a node that needs itself: the heap says so
+    rank = _ranks(1)
+    obj_of = state.obj_of
+    deletes = sorted(state.delete_numbers.values(), key=lambda n: rank["delete", obj_of(n)])
+    updates = sorted(state.updated, key=lambda n: rank["update", obj_of(n)])
+    place = {number: i for i, number in enumerate((*deletes, *updates))}
+    first = len(place)  # where creates start
+
+    def where(number: int) -> int:
+        found = place.get(number)
+        return first + number if found is None else found
+
+    act, listed = state.act, state.listed_edges
+    if updates:  # the listed edges into updates (found without a loop over all edges)
+        into = bytes(map(act.__getitem__, d.after[:listed]))
+        i = into.find(UPDATE)
+        while i >= 0:
+            source = d.before[i]
+            if act[source] and where(source) >= where(d.after[i]):
+                return None
+            i = into.find(UPDATE, i + 1)
+    planned = state.planned
+    for b, a in zip(state.before[state.listed_edges:], state.after[state.listed_edges:],
+                    strict=True):
+        if planned(b) and planned(a) and where(b) >= where(a):
+            return None
+    return TiesOrder([*deletes, *updates], act.translate(_CREATES_ONLY))
+
+
+class TiesOrder:
+    """The order of ties when it is the order (see _order_of_ties): `first`
+    (the deletes, then the updates), then the creates in position order,
+    which _emit takes descriptor by descriptor."""
+
+    def __init__(self, first: list[int], creates: bytes) -> None:
+        self.first = first
+        self.creates = creates  # per position: 1 for a create
+
+    def __iter__(self) -> Iterator[int]:
+        return chain(self.first, compress(range(len(self.creates)), self.creates))
+
+
+def _tie_keys(state: PlanState) -> tuple[list[int], list[int]]:
+    """The planned operations' numbers and each one's tie-break key (an int:
+    its rank, then its place among the deletes, the updates or the config
+    order)."""
+    scale = state.size + len(state.delete_keys) + 1
+    rank = _ranks(scale)
+    obj_of = state.obj_of
+    deletes = list(state.delete_numbers.values())
+    numbers = [*deletes, *state.updated]
+    keys = [rank["delete", obj_of(n)] + i for i, n in enumerate(deletes)]
+    keys += [rank["update", obj_of(n)] + i for i, n in enumerate(state.updated)]
+    creates = list(compress(range(state.size), state.act.translate(_CREATES_ONLY)))
+    numbers += creates
+    keys += [rank["create", obj_of(at)] + at for at in creates]
+    return numbers, keys
+
+
+def _heap_order(state: PlanState) -> list[int]:
+    """Kahn's sort with the ready set in a heap by tie-break key."""
+    numbers, keys = _tie_keys(state)
+    total = state.size + len(state.delete_keys)
+    follow: list[list[int]] = [[] for _ in range(total)]
+    indegree = [0] * total
+    for b, a in state.edges():
+        follow[b].append(a)
+        indegree[a] += 1
+    # heap entries: the key, then the number (the key is unique, so the
+    # number never decides, and comes back with % total)
+    entry = [0] * total
+    for number, key in zip(numbers, keys, strict=True):
+        entry[number] = key * total + number
+    ready = [entry[n] for n in numbers if not indegree[n]]
     heapq.heapify(ready)
     order: list[int] = []
     push, pop, add = heapq.heappush, heapq.heappop, order.append
     while ready:
-        i = pop(ready) % n
+        i = pop(ready) % total
         add(i)
-        for t in after[i]:
+        for t in follow[i]:
             indegree[t] -= 1
             if not indegree[t]:
-                push(ready, key[t])
-    if len(order) != n:
-        stuck = sorted(f"{planned[i].action} {planned[i].key}" for i in range(n) if indegree[i])
+                push(ready, entry[t])
+    if len(order) != len(numbers):
+        stuck = sorted(f"{state.action_of(i)} {state.operation(i).key}"
+                       for i in numbers if indegree[i])
         raise PlanError(f"circular dependencies between: {', '.join(stuck[:10])}")
     return order
-
-
-def _emitted(state: PlanState, order: list[int]) -> list[int]:
-    """The ordered operations minus virtual, implicit and no-op ones."""
-    hidden = _hidden_types()
-    # only descriptors that override noop() are asked (most never skip anything)
-    noops = {d.obj: d for d in DESCRIPTORS if type(d).noop is not Descriptor.noop}
-    implicit, planned = state.implicit, state.planned
-    out: list[int] = []
-    for number in order:
-        op = planned[number]
-        if op.obj in hidden or number in implicit:
-            continue
-        desc = noops.get(op.obj)
-        if desc is None or not desc.noop(op):
-            out.append(number)
-    return out
 
 
 def _hidden_types() -> frozenset[str]:
     return frozenset(desc.obj for desc in DESCRIPTORS if desc.virtual)
 
 
+def _emit(state: PlanState, order: Iterable[int],
+          emitted: list[int] | None = None) -> Iterator[Operation]:
+    """The ordered operations minus virtual, implicit and no-op ones, each made
+    as it is handed out; `emitted` gets their numbers. The state lets go of a
+    node's source and key once its operation is out: a large plan is written
+    as it goes."""
+    if isinstance(order, TiesOrder):
+        return chain(_emit_numbers(state, order.first, emitted),
+                     _emit_creates(state, order.creates, emitted))
+    return _emit_numbers(state, order, emitted)
+
+
+def _noops() -> dict[str, Descriptor]:
+    """The descriptors that override noop() (the others never skip anything)."""
+    return {d.obj: d for d in DESCRIPTORS if type(d).noop is not Descriptor.noop}
+
+
+def _emit_numbers(state: PlanState, order: Iterable[int],
+                  emitted: list[int] | None) -> Iterator[Operation]:
+    """_emit for any order of numbers (the heap's, or the deletes and updates)."""
+    hidden, noops, size, keep = _hidden_types(), _noops(), state.size, state.desired.sources
+    for number in order:
+        if number in state.implicit:
+            continue
+        op = state.operation(number)
+        if number < size:
+            keep[number] = state.keys[number] = None
+        if op.obj in hidden:
+            continue
+        desc = noops.get(op.obj)
+        if desc is None or not desc.noop(op):
+            if emitted is not None:
+                emitted.append(number)
+            yield op
+
+
+def _emit_creates(state: PlanState, creates: bytes,
+                  emitted: list[int] | None) -> Iterator[Operation]:
+    """The creates in position order, a descriptor's at a time: they are most
+    of a large plan, so a plain one is made inline."""
+    hidden, noops, deleted = _hidden_types(), _noops(), state.deleted
+    d = state.desired
+    # creates not made inline: refined, or live too
+    special = state.params.keys() | d.makers.keys()
+    sources, keys, adopt = d.sources, state.keys, FrozenDict.adopt
+    for desc, start, end in d.spans:
+        obj, make, noop = desc.obj, desc.value, noops.get(desc.obj)
+        if obj in hidden:
+            continue
+        for number in compress(range(start, end), creates[start:end]):
+            if number in special:
+                op = state.operation(number)
+            else:
+                key = keys[number]
+                reason = deleted.get(key) if deleted else None
+                op = _new_op(Operation, (obj, "create", key, adopt(make(sources[number])),
+                                         "" if reason is None else f"recreated: {reason}"))
+            sources[number] = keys[number] = None
+            if noop is None or not noop.noop(op):
+                if emitted is not None:
+                    emitted.append(number)
+                yield op
+
+
 def plan(desired: Dataplane, live: Dataplane) -> list[Operation]:
     """The ordered operations that turn ``live`` into ``desired`` (empty if equal)."""
     with gc_paused():
-        return _plan(desired, live)
+        return list(plan_stream(desired, live))
+
+
+def plan_stream(desired: Dataplane, live: Dataplane) -> Iterator[Operation]:
+    """The plan, made now (PlanError is raised here), its operations handed out
+    one by one: for a caller that writes each and lets it go (the planner's
+    own reference goes too). The caller pauses the garbage collector
+    (vppcfg.gcpause) while it runs."""
+    state, order = _plan(desired, live)
+    state.shed()
+    return _emit(state, order)
 
 
 def plan_graph(desired: Dataplane, live: Dataplane) -> tuple[list[Operation],
@@ -368,48 +736,48 @@ def plan_graph(desired: Dataplane, live: Dataplane) -> tuple[list[Operation],
     """The plan, and for each operation the positions of the earlier ones it must
     follow (the ordering edges, bridged over operations that are not emitted):
     what a pipelined executor may not reorder."""
-    graph: list[tuple[int, ...]] = []
     with gc_paused():
-        ops = _plan(desired, live, graph)
-    return ops, graph
+        state, order = _plan(desired, live)
+        state.shed(edges=False)  # _predecessors follows them
+        emitted: list[int] = []
+        ops = list(_emit(state, order, emitted))
+        return ops, _predecessors(state, emitted)
 
 
-def _plan(desired: Dataplane, live: Dataplane,
-          graph: list[tuple[int, ...]] | None = None) -> list[Operation]:
+def _plan(desired: Dataplane, live: Dataplane) -> tuple[PlanState, Iterable[int]]:
+    """The state of the plan and its operations' numbers in order (not yet
+    filtered: see _emit)."""
     _check_desired(desired, live)
     alone = _left_alone(desired, live)  # once: both need the same set
     desired = _with_phy_defaults(desired, live, alone)
     state = PlanState(desired, live)
-    protected = _protected(live, state.desired_nodes, alone)
-    deleted, created, updated = _diff(state, protected)
-    if not (deleted or created or updated):
-        return []
-    _build_ops(state, deleted, created, updated)
+    protected = _protected(live, state.desired.named(), alone)
+    _diff(state, protected)
+    if not (state.deleted or state.act.count(NOTHING) < state.size):
+        return state, []
+    _build_ops(state)
     _dependency_edges(state)
     _claim_edges(state)
     for desc in DESCRIPTORS:
         desc.adjust(state)
-    emitted = _emitted(state, _order(state))
-    if graph is not None:
-        graph.extend(_predecessors(state, emitted))
-    return [state.planned[number] for number in emitted]
+    return state, _order(state)
 
 
 def _predecessors(state: PlanState, emitted: list[int]) -> list[tuple[int, ...]]:
     """Per emitted operation, the emitted ones it follows, directly or through
     operations left out of the output (virtual, implicit, no-op)."""
-    position = [-1] * len(state.planned)
+    total = state.size + len(state.delete_keys)
+    position = [-1] * total
     for at, number in enumerate(emitted):
         position[number] = at
-    sources: list[list[int]] = [[] for _ in state.planned]
-    for before, follow in enumerate(state.after):
-        for after in follow:
-            sources[after].append(before)
+    sources: dict[int, list[int]] = {}
+    for before, after in state.edges():
+        sources.setdefault(after, []).append(before)
     hidden: dict[int, set[int]] = {}
 
     def found_before(number: int) -> set[int]:
         found: set[int] = set()
-        for source in sources[number]:
+        for source in sources.get(number, ()):
             at = position[source]
             if at >= 0:
                 found.add(at)

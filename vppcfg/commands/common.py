@@ -37,14 +37,16 @@ def add_timeout_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def write_output(text: str, path: str | None, prog: str) -> int:
-    """Write a command's result to PATH, or stdout without one; the exit code."""
+def write_output(text: str | list[str], path: str | None, prog: str) -> int:
+    """Write a command's result (the text, or pieces of it) to PATH, or stdout
+    without one; the exit code."""
+    pieces = [text] if isinstance(text, str) else text
     if not path:
-        sys.stdout.write(text)
+        sys.stdout.writelines(pieces)
         return 0
     try:
         with open(path, "w", encoding="utf-8") as out:
-            out.write(text)
+            out.writelines(pieces)
     except OSError as err:
         print(f"{prog}: cannot write {path}: {err.strerror}", file=sys.stderr)
         return 2

@@ -255,6 +255,9 @@ def _feed_all(text: str, builder: _Builder) -> None:
     generator, which costs a tenth of reading a large file."""
     parser = _ParserLoader(text)
     try:
+        if not builder.track:
+            _feed_untracked(parser, builder)
+            return
         next_event, feed = parser.get_event, builder.feed
         event = next_event()
         while event is not None:
@@ -262,6 +265,75 @@ def _feed_all(text: str, builder: _Builder) -> None:
             event = next_event()
     finally:
         parser.dispose()
+
+
+_MISSING = object()
+
+
+def _feed_untracked(parser: Any, builder: _Builder) -> None:
+    """_feed_all's loop while positions are not tracked (every file, at first):
+    the usual events (a plain scalar, the end of a map or list, one opened in
+    a list or as a map's value) are handled here, with feed()'s steps and
+    without its calls (a tenth of reading a large file); feed() takes the rest."""
+    next_event, feed, scalar = parser.get_event, builder.feed, builder._scalar
+    stack, plain, first, new_frame = builder.stack, builder.plain, _IMPLICIT_FIRST, _Frame
+    event = next_event()
+    while event is not None:
+        kind = type(event)
+        if kind is _SCALAR_EVENT and stack and not event.anchor:
+            tag, value = event.tag, event.value
+            if tag is not None and tag != "!":
+                value = scalar(event)
+            elif event.implicit[0] and (not value or value[0] in first) and "/" not in value:
+                value = plain.get(value, _MISSING)  # may be a number, bool or null
+                if value is _MISSING:
+                    value = scalar(event)
+            frame = stack[-1]
+            if frame.is_map and not frame.have_key:  # a key: its mark is for tracking only
+                frame.key, frame.have_key = value, True
+                event = next_event()
+                continue
+        elif kind is _MAP_END or kind is _SEQ_END:  # _end's steps
+            done = stack.pop()
+            if done.merges:
+                builder._merge(done)
+            if done.anchor:
+                builder.anchors[done.anchor] = (done.container, done.size)
+            if stack:
+                stack[-1].size += done.size
+            event = next_event()
+            continue
+        elif (kind is _MAP_START or kind is _SEQ_START) and _usual_start(event, stack):
+            value = {} if kind is _MAP_START else []
+            frame = stack[-1]
+            stack.append(new_frame(value, (), event.anchor))
+        else:
+            feed(event)
+            event = next_event()
+            continue
+        if frame.is_map:  # _put's steps (a start adds no size of its own)
+            key, container = frame.key, frame.container
+            if key in container:
+                raise _Untracked
+            frame.have_key = False
+            container[key] = value
+        else:
+            frame.container.append(value)
+        frame.size += kind is _SCALAR_EVENT
+        event = next_event()
+
+
+_MISSING = object()
+
+
+def _usual_start(event: Any, stack: list[_Frame]) -> bool:
+    """A map or list that _start puts in place without a path: untagged, not
+    too deep, in a list or as a map's value (not a key, nor a merge)."""
+    tag = event.tag
+    if not stack or (tag is not None and tag != "!") or len(stack) >= MAX_DEPTH:
+        return False
+    frame = stack[-1]
+    return not (frame.is_map and (not frame.have_key or frame.key == _MERGE))
 
 
 def _pos(mark: Any) -> tuple[int, int]:

@@ -3,7 +3,7 @@ two entry points the commands use: render_cli (plan) and execute (apply)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from vppcfg.objects import acl, address, bond, bridge, interface, l2xc, lcp, mpls, sflow, tap, vxlan
 from vppcfg.objects.base import Descriptor, RenderContext, RenderError, comment_text
@@ -43,7 +43,8 @@ DESCRIPTORS: tuple[Descriptor, ...] = (
 )
 _BY_OBJ = {desc.obj: desc for desc in DESCRIPTORS}
 
-__all__ = ["DESCRIPTORS", "RenderError", "descriptor", "execute", "render_cli"]
+__all__ = ["DESCRIPTORS", "RenderError", "descriptor", "execute", "render_cli",
+           "render_cli_chunks"]
 
 
 def descriptor(obj: str) -> Descriptor:
@@ -67,20 +68,47 @@ def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None =
     known is left to the next plan (see RenderContext) and its key added to
     ``deferred``.
     """
-    ops = list(ops)
+    return "".join(render_cli_chunks(ops, acl_indexes, deferred))
+
+
+CHUNK_LINES = 4096  # lines per piece of render_cli_chunks' text
+
+
+def render_cli_chunks(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None = None,
+                      deferred: list[str] | None = None,
+                      counts: dict[str, int] | None = None) -> list[str]:
+    """render_cli's text in pieces of about CHUNK_LINES lines, which join to it:
+    a large plan's lines are joined as they come instead of all held at once,
+    and ``ops`` may be a stream (each operation is let go once rendered).
+    ``counts`` (by action) gets the number of operations rendered."""
     rc = RenderContext(dict(acl_indexes or {}))
+    chunks: list[str] = []
     lines: list[str] = []
     action = obj = ""  # the group of operations being written
+    render: Callable[[Operation, RenderContext], list[str]]  # the group's (set by its first)
+    seen = 0  # operations of the group (counted once per group)
     for op in ops:
         if op.obj != obj or op.action != action:
+            if counts is not None and seen:
+                counts[action] += seen
+            seen = 0
             action, obj = op.action, op.obj
+            render = descriptor(obj).render  # the same for the whole group
             lines.append(f"comment {{ {action} {obj} }}")
-        if op.reason and op.action == "delete":  # a recreate's create repeats it
+        seen += 1
+        if op.reason and action == "delete":  # a recreate's create repeats it
             lines.append(f"comment {{ {comment_text(op.key + ': ' + op.reason)} }}")
-        lines += render_op(op, rc)
+        lines += render(op, rc)
+        if len(lines) >= CHUNK_LINES:
+            chunks.append("\n".join(lines) + "\n")
+            lines = []
+    if lines:
+        chunks.append("\n".join(lines) + "\n")
+    if counts is not None and seen:
+        counts[action] += seen
     if deferred is not None:
         deferred.extend(rc.deferred)
-    return "\n".join(lines) + "\n" if lines else ""
+    return chunks
 
 
 def execute(op: Operation, ctx: VppContext) -> None:

@@ -7,7 +7,17 @@ from collections.abc import Iterable
 from typing import Any
 
 from vppcfg.model import Dataplane
-from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, RenderContext, fd, ikey, token
+from vppcfg.objects.base import (
+    Claim,
+    Descriptor,
+    Listed,
+    Node,
+    NodeContext,
+    RenderContext,
+    fd,
+    ikey,
+    token,
+)
 from vppcfg.objects.needs import EVERY_INTERFACE, Dump, Uses
 from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
@@ -37,12 +47,15 @@ class Address(Descriptor):
             if details:
                 out.setdefault(args["sw_if_index"], []).extend(str(d.prefix) for d in details)
 
-    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+    def listing(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Listed]:
+        obj = self.obj
         for key, itf in ctx.keyed:
-            for prefix in itf.addresses:
-                # positional: the most numerous node of a large config
-                yield Node(f"{key}/address/{prefix}", self.obj,
-                           {"name": itf.name, "prefix": prefix}, (key,), key)
+            for prefix in itf.addresses:  # the most numerous node of a large config
+                yield f"{key}/address/{prefix}", obj, (key,), key, "", (itf.name, prefix)
+
+    def value(self, source: tuple[str, str]) -> dict[str, Any]:
+        name, prefix = source
+        return {"name": name, "prefix": prefix}
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         # One address, one subnet per VPP: a move frees them first.

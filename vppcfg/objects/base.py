@@ -31,7 +31,12 @@ _UNSAFE_TOKEN = re.compile(r"[\s\x00-\x1f\x7f{};]").search
 
 def token(value: object) -> str:
     """One CLI token: refuse anything that could end or split a command."""
-    text = str(value)
+    text = value if type(value) is str else str(value)
+    # Printable text has no whitespace but the space, nor a control character
+    # (a plan has a million tokens: these checks are cheaper than the pattern).
+    if (text.isprintable() and text and " " not in text and "{" not in text
+            and "}" not in text and ";" not in text):
+        return text
     if not text or _UNSAFE_TOKEN(text):
         raise RenderError(f"refusing to render unsafe CLI token {text!r}")
     return text
@@ -120,6 +125,10 @@ class Node:
     holder: str = ""
 
 
+# A node as listed: (key, obj, deps, owner, holder, source); see Descriptor.listing
+Listed = tuple[str, str, tuple[str, ...], str, str, Any]
+
+
 class Descriptor:
     """Base descriptor: override what the object type needs."""
 
@@ -145,7 +154,26 @@ class Descriptor:
     hints: tuple[tuple[str, int, str], ...] = ()
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        raise NotImplementedError
+        """This type's nodes in a dataplane: override this, or listing() and
+        value() (then these are listing()'s nodes with their values)."""
+        if type(self).listing is Descriptor.listing:
+            raise NotImplementedError
+        value = self.value
+        for key, obj, deps, owner, holder, source in self.listing(dp, ctx):
+            yield Node(key, obj, value(source), deps, owner, holder)
+
+    def listing(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Listed]:
+        """The nodes as the planner keeps a config's: each without its value,
+        which value(source) makes when it is needed. The numerous types (a
+        large config has hundreds of thousands of their nodes, and a value is
+        most of a node's memory) list an object their value is made from;
+        by default every node is listed with its value (its own source)."""
+        for node in self.nodes(dp, ctx):
+            yield node.key, node.obj, node.deps, node.owner, node.holder, node
+
+    def value(self, source: Any) -> dict[str, Any]:
+        """The value of a node listed with `source` (callers may keep it)."""
+        return source.value
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         """Resources the node uses exclusively (computed only for changed nodes)."""
@@ -195,10 +223,13 @@ class PlanView(Protocol):
     PlanState): the operations, the desired dataplane's indexes, and how to
     order or refine an operation."""
 
-    planned: list[Operation]
     desired_ctx: NodeContext
 
     def get(self, action: str, key: str) -> Operation | None: ...
+
+    def operations(self, action: str, obj: str) -> list[Operation]:
+        """The planned operations of one action and object type."""
+        ...
 
     def edge(self, before: Operation, after: Operation) -> None: ...
 

@@ -12,6 +12,7 @@ from vppcfg.model import Dataplane, Encapsulation, FrozenDict, Interface, Interf
 from vppcfg.objects.base import (
     Claim,
     Descriptor,
+    Listed,
     Node,
     NodeContext,
     PlanView,
@@ -185,19 +186,21 @@ class SubInterface(Descriptor):
     uses = (Uses(("create_subif",), actions=CREATE), TAG,
             Uses(("delete_subif",), actions=DELETE))
 
-    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+    def listing(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Listed]:
+        obj, sub = self.obj, InterfaceKind.SUB
         for key, itf in ctx.keyed:
-            if itf.kind is not InterfaceKind.SUB or not itf.parent:
-                continue
-            enc = itf.encapsulation
-            value = fd(
-                name=itf.name, parent=itf.parent, sub_id=itf.sub_id,
-                dot1q=enc.dot1q if enc else int(itf.sub_id or 0),
-                dot1ad=enc.dot1ad if enc else 0,
-                inner_dot1q=enc.inner_dot1q if enc else 0,
-                exact_match=enc.exact_match if enc else True,
-            )
-            yield Node(key, self.obj, value, (ikey(itf.parent),), key)
+            if itf.kind is sub and itf.parent:
+                yield key, obj, (ikey(itf.parent),), key, "", itf
+
+    def value(self, source: Interface) -> dict[str, Any]:
+        itf, enc = source, source.encapsulation
+        return fd(
+            name=itf.name, parent=itf.parent, sub_id=itf.sub_id,
+            dot1q=enc.dot1q if enc else int(itf.sub_id or 0),
+            dot1ad=enc.dot1ad if enc else 0,
+            inner_dot1q=enc.inner_dot1q if enc else 0,
+            exact_match=enc.exact_match if enc else True,
+        )
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         # VPP refuses (-1) a VLAN another sub of the parent still matches.
@@ -239,10 +242,8 @@ class SubInterface(Descriptor):
         tag_created(ctx, p["name"], field_of(reply, "sw_if_index"))
 
 
-def _setting(key: str, itf: Interface, name: str, value: object,
-             deps: tuple[str, ...] = ()) -> Node:
-    return Node(f"{key}/{name}", name, {"name": itf.name, "value": value}, (key, *deps),
-                key, key)
+def _setting(key: str, itf: Interface, name: str, value: object) -> Node:
+    return Node(f"{key}/{name}", name, {"name": itf.name, "value": value}, (key,), key, key)
 
 
 def _setting_claims(node: Node) -> tuple[Claim, ...]:
@@ -257,11 +258,14 @@ class Mtu(Descriptor):
     api_modules = ("interface",)
     uses = (Uses(("hw_interface_set_mtu",)), Uses(("sw_interface_set_mtu",)))
 
-    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+    def listing(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Listed]:
+        obj = self.obj
         for key, itf in ctx.keyed:
-            node = _setting(key, itf, self.obj, itf.mtu)
-            node.value["hw"] = itf.kind is InterfaceKind.PHY
-            yield node
+            yield f"{key}/mtu", obj, (key,), key, key, itf
+
+    def value(self, source: Interface) -> dict[str, Any]:
+        return {"name": source.name, "value": source.mtu,
+                "hw": source.kind is InterfaceKind.PHY}
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         return _setting_claims(node)
@@ -289,7 +293,7 @@ class Mtu(Descriptor):
     def adjust(self, plan: PlanView) -> None:
         """Order MTU changes between parents and children (raise parents first,
         lower children first) and re-set subs after a PHY's hw MTU change."""
-        for op in [o for o in plan.planned if o.obj == self.obj and o.action == "update"]:
+        for op in plan.operations("update", self.obj):
             parent = op.params["name"]
             new, old = op.params["value"], op.params["previous"]["value"]
             resubs: dict[str, int] = {}
@@ -319,11 +323,15 @@ class State(Descriptor):
               "a sub-interface can be set up only while its parent is up"),)
     uses = (Uses(("sw_interface_set_flags",)),)
 
-    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+    def listing(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Listed]:
+        obj = self.obj
         for key, itf in ctx.keyed:
             # A sub cannot be up while its parent is down: parent state first.
-            deps = (f"{ikey(itf.parent)}/{self.obj}",) if itf.parent else ()
-            yield _setting(key, itf, self.obj, itf.state, deps)
+            deps = (key, f"{ikey(itf.parent)}/state") if itf.parent else (key,)
+            yield f"{key}/state", obj, deps, key, key, itf
+
+    def value(self, source: Interface) -> dict[str, Any]:
+        return {"name": source.name, "value": source.state}
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         return _setting_claims(node)
@@ -337,11 +345,13 @@ class State(Descriptor):
         under a parent wanted down is set up with the parent lifted around it (the
         parent's own state change, if any, comes first)."""
         interfaces = plan.desired_ctx.dp.interfaces
-        for op in list(plan.planned):
-            if op.obj != self.obj or op.action == "delete" or op.params["value"] != "up":
+        for itf in interfaces.values():  # the few under a parent wanted down
+            parent = itf.parent
+            if not parent or interfaces[parent].state != "down":
                 continue
-            parent = interfaces[op.params["name"]].parent
-            if parent and interfaces[parent].state == "down":
+            key = f"{ikey(itf.name)}/{self.obj}"
+            op = plan.get("create", key) or plan.get("update", key)
+            if op is not None and op.params["value"] == "up":
                 plan.replace(op, FrozenDict({**op.params, "lift": parent}))
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:

@@ -3,9 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
-from vppcfg.model import Dataplane
-from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, RenderContext, ikey, token
+from vppcfg.model import Dataplane, Interface
+from vppcfg.objects.base import (
+    Claim,
+    Descriptor,
+    Listed,
+    Node,
+    NodeContext,
+    RenderContext,
+    ikey,
+    token,
+)
 from vppcfg.objects.needs import LINUX_CP, Dump, Uses, pick
 from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
@@ -38,15 +48,19 @@ class Lcp(Descriptor):
         for pair in raw.rows("lcp_pairs"):
             reading.set(pair["phy_sw_if_index"], lcp=pair["host_if_name"])
 
-    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
+    def listing(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Listed]:
+        obj, interfaces = self.obj, dp.interfaces
         for key, itf in ctx.keyed:
             if not itf.lcp:
                 continue
             deps: tuple[str, ...] = (key,)
-            parent = dp.interfaces.get(itf.parent) if itf.parent else None
+            parent = interfaces.get(itf.parent) if itf.parent else None
             if parent is not None and parent.lcp:
                 deps = (key, f"{ikey(parent.name)}/lcp")  # the parent's pair comes first
-            yield Node(f"{key}/lcp", self.obj, {"name": itf.name, "host": itf.lcp}, deps, key)
+            yield f"{key}/lcp", obj, deps, key, "", itf
+
+    def value(self, source: Interface) -> dict[str, Any]:
+        return {"name": source.name, "host": source.lcp}
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         return (Claim(f"lcp-host:{node.value['host']}"), Claim(f"role:{node.value['name']}", "any"))

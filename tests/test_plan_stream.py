@@ -1,0 +1,152 @@
+"""The planner's streamed plan and the CLI in pieces (issue 20): the same
+operations, order and text as the whole plan and render_cli, whichever way
+the order is found, and the YAML reader's untracked loop reads what its
+tracked one does.
+
+The configs are the random walk's (tests/walk.py): every object type, and
+consecutive configs that delete, update and recreate.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import vppcfg.planner as planner
+from tests.walk import walk
+from vppcfg.commands.plan import fresh_dataplane
+from vppcfg.config import loader
+from vppcfg.model import Dataplane, FrozenDict, phy_at_defaults
+from vppcfg.objects import interface, render_cli, render_cli_chunks
+from vppcfg.objects.base import NodeContext
+from vppcfg.ops import Operation
+from vppcfg.planner import plan, plan_graph, plan_stream, summary
+
+ROOT = Path(__file__).resolve().parents[1]
+PHYS = [f"GigabitEthernet3/0/{i}" for i in range(6)]
+
+
+def live_of(dp: Dataplane) -> Dataplane:
+    """A VPP holding `dp` and every PHY of the walk."""
+    interfaces = dict(dp.interfaces)
+    for name in PHYS:
+        interfaces.setdefault(name, phy_at_defaults(name))
+    return replace(dp, interfaces=FrozenDict(interfaces))
+
+
+def pairs(seeds: range, steps: int = 6) -> Iterator[tuple[Dataplane, Dataplane]]:
+    """(desired, live): from a fresh VPP, from the previous config, to empty."""
+    for seed in seeds:
+        models = [step.desired for step in walk(seed, PHYS, steps)]
+        for i, model in enumerate(models):
+            yield model, live_of(Dataplane())
+            yield model, live_of(models[i - 1])
+            yield Dataplane(), live_of(model)
+
+
+def test_streamed_plan_is_the_plan() -> None:
+    for desired, live in pairs(range(1, 5)):
+        ops = plan(desired, live)
+        assert list(plan_stream(desired, live)) == ops
+        assert plan_graph(desired, live)[0] == ops
+
+
+def test_order_of_ties_is_the_heap_order_when_found() -> None:
+    """Where sorting by tie-break key already follows every edge (most plans),
+    the planner skips the heap: both give the same order."""
+    found = 0
+    for desired, live in pairs(range(1, 9)):
+        alone = planner._left_alone(desired, live)
+        state = planner.PlanState(planner._with_phy_defaults(desired, live, alone), live)
+        planner._diff(state, planner._protected(live, state.desired.named(), alone))
+        planner._build_ops(state)
+        planner._dependency_edges(state)
+        planner._claim_edges(state)
+        for desc in planner.DESCRIPTORS:
+            desc.adjust(state)
+        ties = planner._order_of_ties(state)
+        if ties is not None:
+            found += 1
+            assert list(ties) == planner._heap_order(state)
+    assert found
+
+
+def test_cli_in_pieces_joins_to_the_cli() -> None:
+    """More lines than a piece holds; the counts are the summary's."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from scale_config import generate
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    from vppcfg import config
+
+    desired = config.loads(generate(1000))
+    live = fresh_dataplane(desired)
+    ops = plan(desired, live)
+    counts = {"create": 0, "update": 0, "delete": 0}
+    pieces = render_cli_chunks(plan_stream(desired, live), {}, [], counts)
+    assert len(pieces) > 1 and all(piece.endswith("\n") for piece in pieces)
+    assert "".join(pieces) == render_cli(ops)
+    assert counts == summary(ops)
+    assert render_cli_chunks([]) == [] and render_cli([]) == ""
+
+
+class _ListsTwice(interface.Mac):
+    """A descriptor that also lists another type's node, and a key the lcp
+    descriptor lists after it."""
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterator[planner.Node]:
+        yield from super().nodes(dp, ctx)
+        for key, itf in ctx.keyed:
+            if itf.lcp:
+                yield planner.Node(f"{key}/lcp", "lcp", {"name": itf.name, "host": "other"},
+                                   (key,), key)
+
+
+def test_a_key_listed_twice_keeps_its_first_place_and_its_last_node(monkeypatch) -> None:
+    """As a dict of nodes by key would: one operation, the last node's value,
+    ordered (among ties) where the key was first listed."""
+    odd = tuple(_ListsTwice() if d.obj == "mac" else d for d in planner.DESCRIPTORS)
+
+    def by_key(ops: list[Operation]) -> list[Operation]:
+        return sorted(ops, key=lambda op: (op.obj, op.action, op.key))
+
+    def lcp_hosts(ops: list[Operation]) -> list[str]:
+        return [op.params["host"] for op in ops if op.obj == "lcp" and op.action == "create"]
+
+    for desired, live in pairs(range(1, 4), steps=3):
+        expected = plan(desired, live)
+        monkeypatch.setattr(planner, "DESCRIPTORS", odd)
+        ops = plan(desired, live)
+        assert plan_graph(desired, live)[0] == ops
+        monkeypatch.undo()
+        assert by_key(ops) == by_key(expected)  # the same operations: the last nodes'
+        assert lcp_hosts(ops) == lcp_hosts(expected)  # in the same order among lcp creates
+
+
+# anchors, aliases, merges, tags, quoting and flow style: the events feed() takes
+ANCHORS = """\
+base: &base {mtu: 9000, state: up}
+interfaces:
+  GigabitEthernet3/0/0: {<<: *base, lcp: "e0", addresses: [192.0.2.1/30, '2001:db8::1/64']}
+  GigabitEthernet3/0/1:
+    <<: [*base]
+    mtu: !!int 1500
+    description: &d "a: b"
+    sub-interfaces: {100: {description: *d, mtu: 0x10}, 200: ~}
+list: !!seq [1, 2.5, yes, null, 12:34:56, -0]
+"""
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_reader_loops_agree(seed: int) -> None:
+    """The untracked loop (every file at first) reads what the tracked one does."""
+    files = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "examples").glob("*.yaml"))]
+    files += [step.text for step in walk(seed, PHYS, 4)]
+    files.append(ANCHORS)
+    for text in files:
+        assert loader._parse(text, "x").data == loader._parse(text, "x", track=True).data
