@@ -323,9 +323,6 @@ def _feed_untracked(parser: Any, builder: _Builder) -> None:
         event = next_event()
 
 
-_MISSING = object()
-
-
 def _usual_start(event: Any, stack: list[_Frame]) -> bool:
     """A map or list that _start puts in place without a path: untagged, not
     too deep, in a list or as a map's value (not a key, nor a merge)."""
