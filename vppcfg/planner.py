@@ -29,8 +29,8 @@ import heapq
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from itertools import chain, compress
-from operator import eq
+from itertools import chain, compress, count, repeat
+from operator import eq, is_not, not_
 from typing import Any
 
 from vppcfg.gcpause import gc_paused
@@ -42,7 +42,7 @@ from vppcfg.model import (
     phy_at_defaults,
 )
 from vppcfg.objects import DESCRIPTORS, descriptor
-from vppcfg.objects.base import Claim, Descriptor, Node, NodeContext, ikey
+from vppcfg.objects.base import Claim, Columns, Descriptor, Listed, Node, NodeContext, ikey
 from vppcfg.ops import Operation
 
 ACTION_RANK = {"delete": 0, "update": 1, "create": 2}
@@ -97,34 +97,69 @@ class Desired:
         self._collect(dp, watched)
 
     def _collect(self, dp: Dataplane, watched: frozenset[str]) -> None:
+        for desc in DESCRIPTORS:
+            start = len(self.objs)
+            columns = desc.columns(dp, self.ctx)
+            if columns is None or not self._add_columns(desc, columns, watched):
+                rows = desc.listing(dp, self.ctx) if columns is None else columns.rows(desc.obj)
+                self._add_rows(desc, rows, start, watched)
+            self.spans.append((desc, start, len(self.objs)))
+
+    def _add_columns(self, desc: Descriptor, columns: Columns, watched: frozenset[str]) -> bool:
+        """A descriptor's nodes a column at a time, with the work done in C (a
+        loop in Python per node was most of listing a large config). False,
+        with nothing added, when a key was listed before: _add_rows takes them."""
+        keys, index = columns.keys, self.index
+        start = len(self.objs)
+        end = start + len(keys)
+        at = range(start, end)
+        if list(map(index.setdefault, keys, count(start))) != list(at):
+            for key, position in zip(keys, count(start)):  # undo: listed again
+                if index.get(key) == position:
+                    del index[key]
+            return False
+        self.objs += repeat(desc.obj, len(keys))
+        self.sources += columns.sources
+        for needed in columns.deps:
+            found = list(map(index.get, needed))
+            listed = list(map(is_not, found, repeat(None)))
+            self.before.extend(compress(found, listed))
+            self.after.extend(compress(at, listed))
+            if not all(listed):  # a dep not listed yet, or none there (None)
+                missing = compress(zip(needed, at, strict=True), map(not_, listed))
+                self.later += ((dep, i) for dep, i in missing if dep is not None)
+        if watched:
+            self.owners.update((i, owner) for i, owner in zip(at, columns.owners, strict=True)
+                               if owner in watched)
+        return True
+
+    def _add_rows(self, desc: Descriptor, rows: Iterable[Listed], n: int,
+                  watched: frozenset[str]) -> None:
+        """A descriptor's nodes one by one (n: the first one's position); a
+        key listed again keeps its first position."""
         index, objs, sources, owners = self.index, self.objs, self.sources, self.owners
         setdefault, get = index.setdefault, index.get
-        add_obj, add_source, later = objs.append, sources.append, self.later.append
-        add_before, add_after = self.before.append, self.after.append
-        n = 0
-        for desc in DESCRIPTORS:
-            own, start = desc.obj, n
-            for key, obj, deps, owner, _, source in desc.listing(dp, self.ctx):
-                at = setdefault(key, n)
-                if at != n:
-                    self._listed_again(at, desc, obj, deps, owner, source, watched)
-                    continue
-                add_obj(obj)
-                add_source(source)
-                for dep in deps:
-                    found = get(dep)
-                    if found is None:
-                        later((dep, n))
-                    else:
-                        add_before(found)
-                        add_after(n)
-                if obj != own:
-                    self.in_registry_order = False
-                    self.makers[n] = desc
-                if watched and owner in watched:
-                    owners[n] = owner
-                n += 1
-            self.spans.append((desc, start, n))
+        later, add_before, add_after = self.later.append, self.before.append, self.after.append
+        for key, obj, deps, owner, _, source in rows:
+            at = setdefault(key, n)
+            if at != n:
+                self._listed_again(at, desc, obj, deps, owner, source, watched)
+                continue
+            objs.append(obj)
+            sources.append(source)
+            for dep in deps:
+                found = get(dep)
+                if found is None:
+                    later((dep, n))
+                else:
+                    add_before(found)
+                    add_after(n)
+            if obj != desc.obj:
+                self.in_registry_order = False
+                self.makers[n] = desc
+            if watched and owner in watched:
+                owners[n] = owner
+            n += 1
 
     def _listed_again(self, at: int, desc: Descriptor, obj: str, deps: tuple[str, ...],
                       owner: str, source: Any, watched: frozenset[str]) -> None:

@@ -9,8 +9,8 @@ from typing import Any
 from vppcfg.model import Dataplane
 from vppcfg.objects.base import (
     Claim,
+    Columns,
     Descriptor,
-    Listed,
     Node,
     NodeContext,
     RenderContext,
@@ -47,11 +47,13 @@ class Address(Descriptor):
             if details:
                 out.setdefault(args["sw_if_index"], []).extend(str(d.prefix) for d in details)
 
-    def listing(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Listed]:
-        obj = self.obj
-        for key, itf in ctx.keyed:
-            for prefix in itf.addresses:  # the most numerous node of a large config
-                yield f"{key}/address/{prefix}", obj, (key,), key, "", (itf.name, prefix)
+    def columns(self, dp: Dataplane, ctx: NodeContext) -> Columns:
+        # the most numerous node of a large config
+        held = [(key, itf) for key, itf in ctx.keyed if itf.addresses]
+        owners = [key for key, itf in held for _ in itf.addresses]
+        keys = [f"{key}/address/{prefix}" for key, itf in held for prefix in itf.addresses]
+        sources = [(itf.name, prefix) for _, itf in held for prefix in itf.addresses]
+        return Columns(keys, sources, (owners,), owners)
 
     def value(self, source: tuple[str, str]) -> dict[str, Any]:
         name, prefix = source

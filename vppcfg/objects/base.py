@@ -11,8 +11,9 @@ a Dataplane, says which value changes are made in place and which need delete
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, Protocol
 
 from vppcfg.model import Dataplane, FrozenDict, Interface
@@ -129,6 +130,29 @@ class Node:
 Listed = tuple[str, str, tuple[str, ...], str, str, Any]
 
 
+@dataclass(slots=True)
+class Columns:
+    """One descriptor's nodes as columns (Descriptor.columns): node i is
+    keys[i], listed with sources[i], owned by owners[i] and held by holders[i]
+    (None: by nothing); it needs deps[j][i] for each column j of deps that is
+    not None there. The planner takes a column at a time, in C: a large
+    config's numerous types have hundreds of thousands of nodes."""
+
+    keys: list[str]
+    sources: list[Any]
+    deps: tuple[list[str | None], ...]
+    owners: list[str]
+    holders: list[str] | None = None
+
+    def rows(self, obj: str) -> Iterator[Listed]:
+        """The nodes as Descriptor.listing lists them."""
+        deps = zip(*self.deps, strict=True) if self.deps else repeat(())
+        holders = self.holders if self.holders is not None else repeat("")
+        for key, needs, owner, holder, source in zip(self.keys, deps, self.owners, holders,
+                                                     self.sources, strict=False):
+            yield key, obj, tuple(d for d in needs if d is not None), owner, holder, source
+
+
 class Descriptor:
     """Base descriptor: override what the object type needs."""
 
@@ -156,7 +180,7 @@ class Descriptor:
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         """This type's nodes in a dataplane: override this, or listing() and
         value() (then these are listing()'s nodes with their values)."""
-        if type(self).listing is Descriptor.listing:
+        if type(self).listing is Descriptor.listing and type(self).columns is Descriptor.columns:
             raise NotImplementedError
         value = self.value
         for key, obj, deps, owner, holder, source in self.listing(dp, ctx):
@@ -166,10 +190,20 @@ class Descriptor:
         """The nodes as the planner keeps a config's: each without its value,
         which value(source) makes when it is needed. The numerous types (a
         large config has hundreds of thousands of their nodes, and a value is
-        most of a node's memory) list an object their value is made from;
-        by default every node is listed with its value (its own source)."""
+        most of a node's memory) list an object their value is made from,
+        in columns(); by default every node is listed with its value (its own
+        source)."""
+        columns = self.columns(dp, ctx)
+        if columns is not None:
+            yield from columns.rows(self.obj)
+            return
         for node in self.nodes(dp, ctx):
             yield node.key, node.obj, node.deps, node.owner, node.holder, node
+
+    def columns(self, dp: Dataplane, ctx: NodeContext) -> Columns | None:
+        """listing()'s nodes as Columns, all of this descriptor's type; None:
+        not listed in columns (the planner takes listing() then)."""
+        return None
 
     def value(self, source: Any) -> dict[str, Any]:
         """The value of a node listed with `source` (callers may keep it)."""
@@ -248,6 +282,9 @@ class NodeContext:
             self.keyed.append((ikey(itf.name), itf))
             if itf.parent:
                 self.children.setdefault(itf.parent, []).append(itf)
+        # the same as two columns, for Descriptor.columns
+        self.keys: list[str] = [key for key, _ in self.keyed]
+        self.interfaces: list[Interface] = list(dp.interfaces.values())
 
 
 def ikey(name: str) -> str:

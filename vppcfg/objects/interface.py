@@ -11,8 +11,8 @@ from typing import Any
 from vppcfg.model import Dataplane, Encapsulation, FrozenDict, Interface, InterfaceKind
 from vppcfg.objects.base import (
     Claim,
+    Columns,
     Descriptor,
-    Listed,
     Node,
     NodeContext,
     PlanView,
@@ -186,11 +186,12 @@ class SubInterface(Descriptor):
     uses = (Uses(("create_subif",), actions=CREATE), TAG,
             Uses(("delete_subif",), actions=DELETE))
 
-    def listing(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Listed]:
-        obj, sub = self.obj, InterfaceKind.SUB
-        for key, itf in ctx.keyed:
-            if itf.kind is sub and itf.parent:
-                yield key, obj, (ikey(itf.parent),), key, "", itf
+    def columns(self, dp: Dataplane, ctx: NodeContext) -> Columns:
+        sub = InterfaceKind.SUB
+        subs = [(key, itf) for key, itf in ctx.keyed if itf.kind is sub and itf.parent]
+        owners = [key for key, _ in subs]
+        return Columns(owners, [itf for _, itf in subs],
+                       ([ikey(itf.parent) for _, itf in subs],), owners)
 
     def value(self, source: Interface) -> dict[str, Any]:
         itf, enc = source, source.encapsulation
@@ -258,10 +259,9 @@ class Mtu(Descriptor):
     api_modules = ("interface",)
     uses = (Uses(("hw_interface_set_mtu",)), Uses(("sw_interface_set_mtu",)))
 
-    def listing(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Listed]:
-        obj = self.obj
-        for key, itf in ctx.keyed:
-            yield f"{key}/mtu", obj, (key,), key, key, itf
+    def columns(self, dp: Dataplane, ctx: NodeContext) -> Columns:
+        keys = ctx.keys
+        return Columns([f"{key}/mtu" for key in keys], ctx.interfaces, (keys,), keys, keys)
 
     def value(self, source: Interface) -> dict[str, Any]:
         return {"name": source.name, "value": source.mtu,
@@ -323,12 +323,12 @@ class State(Descriptor):
               "a sub-interface can be set up only while its parent is up"),)
     uses = (Uses(("sw_interface_set_flags",)),)
 
-    def listing(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Listed]:
-        obj = self.obj
-        for key, itf in ctx.keyed:
-            # A sub cannot be up while its parent is down: parent state first.
-            deps = (key, f"{ikey(itf.parent)}/state") if itf.parent else (key,)
-            yield f"{key}/state", obj, deps, key, key, itf
+    def columns(self, dp: Dataplane, ctx: NodeContext) -> Columns:
+        keys = ctx.keys
+        # A sub cannot be up while its parent is down: parent state first.
+        parents = [f"{ikey(itf.parent)}/state" if itf.parent else None for itf in ctx.interfaces]
+        return Columns([f"{key}/state" for key in keys], ctx.interfaces, (keys, parents),
+                       keys, keys)
 
     def value(self, source: Interface) -> dict[str, Any]:
         return {"name": source.name, "value": source.state}

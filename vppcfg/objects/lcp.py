@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any
 
 from vppcfg.model import Dataplane, Interface
 from vppcfg.objects.base import (
     Claim,
+    Columns,
     Descriptor,
-    Listed,
     Node,
     NodeContext,
     RenderContext,
@@ -48,16 +47,16 @@ class Lcp(Descriptor):
         for pair in raw.rows("lcp_pairs"):
             reading.set(pair["phy_sw_if_index"], lcp=pair["host_if_name"])
 
-    def listing(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Listed]:
-        obj, interfaces = self.obj, dp.interfaces
-        for key, itf in ctx.keyed:
-            if not itf.lcp:
-                continue
-            deps: tuple[str, ...] = (key,)
-            parent = interfaces.get(itf.parent) if itf.parent else None
-            if parent is not None and parent.lcp:
-                deps = (key, f"{ikey(parent.name)}/lcp")  # the parent's pair comes first
-            yield f"{key}/lcp", obj, deps, key, "", itf
+    def columns(self, dp: Dataplane, ctx: NodeContext) -> Columns:
+        interfaces = dp.interfaces
+        paired = [(key, itf) for key, itf in ctx.keyed if itf.lcp]
+        owners = [key for key, _ in paired]
+        parents = [interfaces.get(itf.parent) if itf.parent else None for _, itf in paired]
+        # the parent's pair comes first
+        parent_pairs = [f"{ikey(parent.name)}/lcp" if parent is not None and parent.lcp
+                        else None for parent in parents]
+        return Columns([f"{key}/lcp" for key in owners], [itf for _, itf in paired],
+                       (owners, parent_pairs), owners)
 
     def value(self, source: Interface) -> dict[str, Any]:
         return {"name": source.name, "host": source.lcp}
