@@ -69,6 +69,41 @@ def test_json_output_to_file(config_file: Path, tmp_path: Path,
     assert f"{counts.get('create', 0)} to create" in err
 
 
+def test_json_is_one_operation_per_line_in_plan_order(
+        config_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The JSON plan is the planner's operations, in order, each on a line of
+    its own (written in pieces of JSON_CHUNK operations: 3 here, so several)."""
+    from vppcfg import config
+    from vppcfg.commands import plan as plan_command
+    from vppcfg.planner import plan
+
+    monkeypatch.setattr(plan_command, "JSON_CHUNK", 3)
+    out_file = tmp_path / "plan.json"
+    assert main(["plan", "-c", str(config_file), "--novpp", "--format", "json",
+                 "-o", str(out_file)]) == 0
+    text = out_file.read_text(encoding="utf-8")
+    desired = config.load(str(config_file))
+    expected = [op.as_dict() for op in plan(desired, plan_command.fresh_dataplane(desired))]
+    assert len(expected) > 6
+    assert json.loads(text) == {"warnings": [], "operations": expected}
+    lines = text.splitlines()
+    start = lines.index('  "operations": [')
+    assert lines[start + 1:start + 1 + len(expected)] == [
+        "    " + json.dumps(op) + ("," if i < len(expected) - 1 else "")
+        for i, op in enumerate(expected)]
+    assert lines[start + 1 + len(expected):] == ["  ]", "}"]
+
+
+def test_json_of_nothing_to_do(tmp_path: Path) -> None:
+    path = tmp_path / "empty.yaml"
+    path.write_text("interfaces: {}\n", encoding="utf-8")
+    out_file = tmp_path / "plan.json"
+    assert main(["plan", "-c", str(path), "--novpp", "--format", "json",
+                 "-o", str(out_file)]) == 0
+    text = out_file.read_text(encoding="utf-8")
+    assert text == '{\n  "warnings": [],\n  "operations": []\n}\n'
+
+
 def test_missing_file_is_an_io_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["plan", "-c", str(tmp_path / "absent.yaml"), "--novpp"]) == 2
     err = capsys.readouterr().err

@@ -125,7 +125,7 @@ class Desired:
             listed = list(map(is_not, found, repeat(None)))
             self.before.extend(compress(found, listed))
             self.after.extend(compress(at, listed))
-            if not all(listed):  # a dep not listed yet, or none there (None)
+            if found.count(None) != needed.count(None):  # a dep not listed yet
                 missing = compress(zip(needed, at, strict=True), map(not_, listed))
                 self.later += ((dep, i) for dep, i in missing if dep is not None)
         if watched:

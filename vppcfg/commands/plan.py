@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from vppcfg import exits
@@ -164,21 +165,46 @@ def preflight_warnings(ops: list[Operation], offer: Offer | None, config: str,
     return findings
 
 
-def _json(ops: list[Operation], findings: list[Finding], warnings: list[Any] = ()) -> str:
-    """The config's warnings and the operations as JSON; an operation the
-    preflight found lacking carries "preflight": the findings that name it."""
+JSON_CHUNK = 4096  # operations per piece of the JSON plan's text
+
+
+def _json_chunks(ops: Iterable[Operation], findings: list[Finding], warnings: list[Any],
+                 counts: dict[str, int]) -> list[str]:
+    """The config's warnings and the operations as one JSON document, in
+    pieces that join to it; `counts` gets the operations by action. Each
+    operation is one line, written by the json module's C encoder (pretty
+    printed, as the warnings are, a plan of 500,000 operations took seconds
+    of CPU and gigabytes of memory), and ``ops`` may be a stream. An
+    operation the preflight found lacking carries "preflight": the findings
+    that name it."""
     from vppcfg.vpp.preflight import by_operation
 
     lacks = by_operation(findings)
-    out: list[dict[str, Any]] = []
+    encode = json.JSONEncoder(default=_frozen).encode
+    head = json.dumps([w.as_dict() for w in warnings], indent=2).replace("\n", "\n  ")
+    chunks, lines = [f'{{\n  "warnings": {head},\n  "operations": ['], []
     for op in ops:
-        item = op.as_dict()
-        lacking = lacks.get(op[:3])
+        counts[op.action] += 1
+        item = {"obj": op.obj, "action": op.action, "key": op.key, "params": op.params,
+                "reason": op.reason}
+        lacking = lacks.get(op[:3]) if lacks else None
         if lacking:
             item["preflight"] = lacking
-        out.append(item)
-    doc = {"warnings": [w.as_dict() for w in warnings], "operations": out}
-    return json.dumps(doc, indent=2) + "\n"
+        lines.append(encode(item))
+        if len(lines) == JSON_CHUNK:
+            chunks.append(("\n    " if len(chunks) == 1 else ",\n    ") + ",\n    ".join(lines))
+            lines = []
+    if lines:
+        chunks.append(("\n    " if len(chunks) == 1 else ",\n    ") + ",\n    ".join(lines))
+    chunks.append("\n  ]\n}\n" if len(chunks) > 1 else "]\n}\n")
+    return chunks
+
+
+def _frozen(value: object) -> dict[str, Any]:
+    """What the JSON encoder writes for a FrozenDict (an operation's parameters)."""
+    if isinstance(value, FrozenDict):
+        return dict(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
 def _plan(args: argparse.Namespace) -> tuple[int, int]:
@@ -220,16 +246,18 @@ def _made(args: argparse.Namespace, desired: Dataplane, live: Dataplane, offer: 
     needs whole is rendered as the planner hands the operations out, so the
     operations and their text are never all in memory at once."""
     from vppcfg.objects import render_cli_chunks
-    from vppcfg.planner import plan, plan_stream, summary
+    from vppcfg.planner import plan, plan_stream
 
-    if offer is None and args.format != "json":
-        return render_cli_chunks(plan_stream(desired, live), acl_indexes, deferred, counts), []
+    if offer is None:
+        stream = plan_stream(desired, live)
+        if args.format == "json":
+            return _json_chunks(stream, [], warnings, counts), []
+        return render_cli_chunks(stream, acl_indexes, deferred, counts), []
     ops = plan(desired, live)
-    counts.update(summary(ops))
     findings = preflight_warnings(ops, offer, args.config, desired, text=args.config_text)
     if args.format == "json":
-        return [_json(ops, findings, warnings)], findings
-    return render_cli_chunks(ops, acl_indexes, deferred), findings
+        return _json_chunks(ops, findings, warnings, counts), findings
+    return render_cli_chunks(ops, acl_indexes, deferred, counts), findings
 
 
 def warn_deferred(deferred: list[str], prog: str) -> None:
