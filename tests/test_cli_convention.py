@@ -105,6 +105,9 @@ def _apply_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[in
     doc = json.loads(out)  # stdout is the document and nothing else
     _schema_check(doc)
     assert doc["exit_code"] == code
+    lines = set(out.splitlines())
+    for op in doc["planned"] + doc["executed"]:  # an operation per line
+        assert f"    {json.dumps(op)}" in lines or f"    {json.dumps(op)}," in lines
     return code, doc
 
 

@@ -74,10 +74,11 @@ def test_json_is_one_operation_per_line_in_plan_order(
     """The JSON plan is the planner's operations, in order, each on a line of
     its own (written in pieces of JSON_CHUNK operations: 3 here, so several)."""
     from vppcfg import config
+    from vppcfg.commands import common
     from vppcfg.commands import plan as plan_command
     from vppcfg.planner import plan
 
-    monkeypatch.setattr(plan_command, "JSON_CHUNK", 3)
+    monkeypatch.setattr(common, "JSON_CHUNK", 3)
     out_file = tmp_path / "plan.json"
     assert main(["plan", "-c", str(config_file), "--novpp", "--format", "json",
                  "-o", str(out_file)]) == 0

@@ -32,6 +32,7 @@ from vppcfg.commands.common import (
     add_timeout_option,
     add_vpp_options,
     config_path,
+    json_pieces,
     read_config,
 )
 from vppcfg.commands.plan import (
@@ -158,11 +159,20 @@ def run_apply(args: argparse.Namespace) -> int:
         args.result["changed"] = not args.dry_run  # not known: say "may have changed"
         finish_result(args.result, exits.INTERRUPTED if interrupted else exits.INTERNAL,
                       args.config)
-        print(json.dumps(args.result, indent=2))
+        _print_result(args.result)
         raise
     finish_result(args.result, code, args.config)
-    print(json.dumps(args.result, indent=2))
+    _print_result(args.result)
     return code
+
+
+# The result's lists of operations: an operation per line (see json_pieces)
+OPERATION_LISTS = ("planned", "executed", "unverified")
+
+
+def _print_result(result: dict[str, Any]) -> None:
+    sys.stdout.writelines(json_pieces(result, OPERATION_LISTS))
+    sys.stdout.flush()
 
 
 def new_result(config: str, dry_run: bool) -> dict[str, Any]:

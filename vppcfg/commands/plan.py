@@ -16,9 +16,8 @@ affected operation's "preflight" with --format json), and the exit code is 3
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from vppcfg import exits
@@ -33,6 +32,7 @@ from vppcfg.commands.common import (
     add_timeout_option,
     add_vpp_options,
     config_path,
+    json_pieces,
     read_config,
     write_output,
 )
@@ -165,39 +165,28 @@ def preflight_warnings(ops: list[Operation], offer: Offer | None, config: str,
     return findings
 
 
-JSON_CHUNK = 4096  # operations per piece of the JSON plan's text
-
-
 def _json_chunks(ops: Iterable[Operation], findings: list[Finding], warnings: list[Any],
                  counts: dict[str, int]) -> list[str]:
-    """The config's warnings and the operations as one JSON document, in
-    pieces that join to it; `counts` gets the operations by action. Each
-    operation is one line, written by the json module's C encoder (pretty
-    printed, as the warnings are, a plan of 500,000 operations took seconds
-    of CPU and gigabytes of memory), and ``ops`` may be a stream. An
-    operation the preflight found lacking carries "preflight": the findings
-    that name it."""
+    """The config's warnings and the operations (``ops`` may be a stream) as
+    one JSON document, in pieces, with an operation per line (json_pieces);
+    `counts` gets the operations by action. An operation the preflight found
+    lacking carries "preflight": the findings that name it."""
     from vppcfg.vpp.preflight import by_operation
 
     lacks = by_operation(findings)
-    encode = json.JSONEncoder(default=_frozen).encode
-    head = json.dumps([w.as_dict() for w in warnings], indent=2).replace("\n", "\n  ")
-    chunks, lines = [f'{{\n  "warnings": {head},\n  "operations": ['], []
-    for op in ops:
-        counts[op.action] += 1
-        item = {"obj": op.obj, "action": op.action, "key": op.key, "params": op.params,
-                "reason": op.reason}
-        lacking = lacks.get(op[:3]) if lacks else None
-        if lacking:
-            item["preflight"] = lacking
-        lines.append(encode(item))
-        if len(lines) == JSON_CHUNK:
-            chunks.append(("\n    " if len(chunks) == 1 else ",\n    ") + ",\n    ".join(lines))
-            lines = []
-    if lines:
-        chunks.append(("\n    " if len(chunks) == 1 else ",\n    ") + ",\n    ".join(lines))
-    chunks.append("\n  ]\n}\n" if len(chunks) > 1 else "]\n}\n")
-    return chunks
+
+    def items() -> Iterator[dict[str, Any]]:
+        for op in ops:
+            counts[op.action] += 1
+            item = {"obj": op.obj, "action": op.action, "key": op.key, "params": op.params,
+                    "reason": op.reason}
+            lacking = lacks.get(op[:3]) if lacks else None
+            if lacking:
+                item["preflight"] = lacking
+            yield item
+
+    doc = {"warnings": [w.as_dict() for w in warnings], "operations": items()}
+    return json_pieces(doc, ("operations",), _frozen)
 
 
 def _frozen(value: object) -> dict[str, Any]:
