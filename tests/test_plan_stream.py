@@ -128,6 +128,33 @@ def test_a_key_listed_twice_keeps_its_first_place_and_its_last_node(monkeypatch)
         assert lcp_hosts(ops) == lcp_hosts(expected)  # in the same order among lcp creates
 
 
+def _desired_columns(desired: Dataplane, watched: frozenset[str]) -> tuple:
+    d = planner.Desired(desired, watched)
+    return (list(d.index.items()), d.objs, d.sources, sorted(zip(d.before, d.after)),
+            sorted(d.later), d.owners, d.again, d.makers, d.in_registry_order,
+            [(desc.obj, start, end) for desc, start, end in d.spans])
+
+
+def test_columns_are_taken_as_the_rows_would_be(monkeypatch) -> None:
+    """The planner's column-wise taking of the numerous types' nodes builds
+    what taking their rows one by one builds (positions, edges, deps not yet
+    listed, owners among watched keys), with a key listed twice too (the lcp
+    keys, listed first by a stand-in for `mac`: the columns fall back)."""
+    odd = tuple(_ListsTwice() if d.obj == "mac" else d for d in planner.DESCRIPTORS)
+    taken = 0
+    for descriptors in (planner.DESCRIPTORS, odd):
+        for desired, live in pairs(range(1, 4), steps=3):
+            watched = frozenset(list(planner.NodeContext(desired).keys)[::3])
+            monkeypatch.setattr(planner, "DESCRIPTORS", descriptors)
+            columns = _desired_columns(desired, watched)
+            monkeypatch.setattr(planner.Desired, "_add_columns", lambda *args: False)
+            rows = _desired_columns(desired, watched)
+            monkeypatch.undo()
+            assert columns == rows
+            taken += len(columns[1])
+    assert taken > 1000
+
+
 # anchors, aliases, merges, tags, quoting and flow style: the events feed() takes
 ANCHORS = """\
 base: &base {mtu: 9000, state: up}
