@@ -519,7 +519,7 @@ def _sub_ids(doc: Document, obj: Any, path: Path) -> list[Problem]:
 def _nulls(doc: Document, obj: Any, path: Path) -> list[Problem]:
     """yamale lets an optional field be null; the language does not (`mtu:` alone).
     Null sub-interface lists and bodies are made empty maps in place."""
-    if _null_free(obj):  # the usual case, found without making paths
+    if not doc.nulls or _null_free(obj):  # the usual cases, found without making paths
         return []
     return _null_problems(doc, obj, path)
 
