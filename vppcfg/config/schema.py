@@ -396,6 +396,9 @@ def _valid(validator: yv.Validator) -> Accept:
     own = _type_test(validator)
     if not constraints:
         return own
+    if len(constraints) == 1:  # the usual case (a min or a max): no loop over one test
+        (test,) = [c._is_valid for c in constraints]
+        return lambda data: own(data) and test(data)
     tests = [c._is_valid for c in constraints]
     return lambda data: own(data) and all(t(data) for t in tests)
 
@@ -428,8 +431,7 @@ def _then(validator: yv.Validator, strict: bool,
         return None
     if isinstance(validator, yv.Map | yv.List):
         if len(subs) == 1:
-            (sub,) = subs
-            return lambda data: all(sub(item) for item in _items(data))
+            return _every(subs[0])
         return lambda data: all(any(s(item) for s in subs) for item in _items(data))
     if isinstance(validator, yv.Any):
         return lambda data: any(s(data) for s in subs)
@@ -440,6 +442,19 @@ def _then(validator: yv.Validator, strict: bool,
             return list(data) if yamale.util.is_list(data) else [data]
         return lambda data: all(any(s(x) for s in subs) for x in each(data))
     return None
+
+
+def _every(sub: Accept) -> Accept:
+    """all(sub(item) for item in _items(data)), as a loop: every address of a
+    file is an item here, and a generator costs more than the test."""
+
+    def accept(data: Any) -> bool:
+        for item in _items(data):  # noqa: SIM110 (the point: no generator)
+            if not sub(item):
+                return False
+        return True
+
+    return accept
 
 
 def _items(data: Any) -> Any:
