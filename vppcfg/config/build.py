@@ -73,7 +73,7 @@ class _Values:
         self.encapsulations: dict[tuple[int, int, int, bool], Encapsulation] = {}
 
     def encapsulation(
-        self, dot1q: int = 0, dot1ad: int = 0, inner_dot1q: int = 0, exact_match: bool = True
+        self, dot1q: int, dot1ad: int, inner_dot1q: int, exact_match: bool
     ) -> Encapsulation:
         key = (dot1q, dot1ad, inner_dot1q, exact_match)
         found = self.encapsulations.get(key)
@@ -83,11 +83,13 @@ class _Values:
 
     def canonical(self, texts: list[str]) -> tuple[str, ...]:
         """The addresses (valid: the schema checked them) canonical and sorted."""
+        subnets, read = self.subnets, names.read_interface
         out = []
         for text in texts:
-            info = names.read_interface(text)
-            self.subnets[info[0]] = subnet_of(info)
-            out.append(info[0])
+            # subnet_of's steps without its call: once per address of the file
+            spelled, version, network, broadcast, length = read(text)  # type: ignore[misc]
+            subnets[spelled] = (version, network, length, broadcast)
+            out.append(spelled)
         out.sort()
         return tuple(out)
 
@@ -165,21 +167,28 @@ def _tap_mtus(interfaces: dict[str, Interface], taps: dict[str, Tap], data: dict
 NO_ACLS = InterfaceAcls()  # shared (immutable): most interfaces have none
 
 
-def _common(body: dict[str, Any], values: _Values) -> dict[str, Any]:
-    acls = body.get("acls")
-    addresses = body.get("addresses")
-    return {
-        "description": body.get("description", ""),
-        "mtu": body.get("mtu", 1500),
-        "state": body.get("state", "up"),
-        "lcp": body.get("lcp"),
-        "addresses": values.canonical(addresses) if addresses else (),
-        "unnumbered": body.get("unnumbered"),
-        "l2xc": body.get("l2xc"),
-        "mpls": body.get("mpls", False),
-        "acls": InterfaceAcls(_names(acls.get("input")), _names(acls.get("output")))
+def _with_common(
+    body: dict[str, Any], values: _Values, mtu: int, **own: Any
+) -> Interface:
+    """An Interface of the settings every kind has, from `body`, and its `own`
+    fields; `mtu` is the default MTU. One call and no dict of fields in
+    between: this runs once per interface of the file."""
+    get = body.get
+    acls = get("acls")
+    addresses = get("addresses")
+    return Interface(
+        description=get("description", ""),
+        mtu=get("mtu", mtu),
+        state=get("state", "up"),
+        lcp=get("lcp"),
+        addresses=values.canonical(addresses) if addresses else (),
+        unnumbered=get("unnumbered"),
+        l2xc=get("l2xc"),
+        mpls=get("mpls", False),
+        acls=InterfaceAcls(_names(acls.get("input")), _names(acls.get("output")))
         if acls else NO_ACLS,
-    }
+        **own,
+    )
 
 
 def _names(value: str | list[str] | None) -> tuple[str, ...]:
@@ -191,39 +200,41 @@ def _names(value: str | list[str] | None) -> tuple[str, ...]:
 def _interface(
     name: str, kind: InterfaceKind | None, body: dict[str, Any], values: _Values
 ) -> Interface:
-    return Interface(
+    return _with_common(
+        body,
+        values,
+        1500,
         name=name,
         kind=kind or InterfaceKind.PHY,
         mac=names.mac(body["mac"]) if "mac" in body else None,
         sflow=body.get("sflow", False),
         device_type=body.get("device-type"),
-        **_common(body, values),
     )
 
 
 def _sub_interface(
     parent: Interface, sub_id: int, body: dict[str, Any], values: _Values
 ) -> Interface:
-    fields = _common(body, values)
-    fields["mtu"] = body.get("mtu", parent.mtu)  # a sub follows its parent's MTU
     encap = body.get("encapsulation")
     if encap is None:
-        encapsulation = values.encapsulation(dot1q=sub_id)
+        encapsulation = values.encapsulation(sub_id, 0, 0, True)
     else:
         # As in IPng's vppcfg: an explicit encapsulation is exact-match only if it says so.
         encapsulation = values.encapsulation(
-            dot1q=encap.get("dot1q", 0),
-            dot1ad=encap.get("dot1ad", 0),
-            inner_dot1q=encap.get("inner-dot1q", 0),
-            exact_match=encap.get("exact-match", False),
+            encap.get("dot1q", 0),
+            encap.get("dot1ad", 0),
+            encap.get("inner-dot1q", 0),
+            encap.get("exact-match", False),
         )
-    return Interface(
+    return _with_common(
+        body,
+        values,
+        parent.mtu,  # a sub follows its parent's MTU
         name=f"{parent.name}.{sub_id}",
         kind=InterfaceKind.SUB,
         parent=parent.name,
         sub_id=sub_id,
         encapsulation=encapsulation,
-        **fields,
     )
 
 

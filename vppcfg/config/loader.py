@@ -110,6 +110,9 @@ class Document:
     marks: dict[Path, tuple[int, int]] | None = None  # None: not read yet, see marks_of()
     empty: bool = False  # no content at all: blank, only comments or `---`
     text: str = ""
+    # False when the parser made no null: then no value in `data` is None, and
+    # the schema need not look for one (a walk of every value of a large file)
+    nulls: bool = True
 
     def mark(self, path: Path) -> tuple[int, int]:
         """Where `path` is, or the nearest enclosing object that exists."""
@@ -247,7 +250,8 @@ def _parse(text: str, filename: str, track: bool = False) -> Document:
         raise ConfigError(builder.problems)
     empty = builder.root is None
     marks = builder.marks if track else None
-    return Document(filename, {} if empty else builder.root, marks, empty, text)
+    data = {} if empty else builder.root
+    return Document(filename, data, marks, empty, text, nulls=builder.nulls)
 
 
 def _feed_all(text: str, builder: _Builder) -> None:
@@ -406,6 +410,9 @@ class _Builder:
         self.expanded = 0
         self.documents = 0
         self.plain: dict[str, Any] = {}
+        # whether a scalar was read as null (each one is constructed here once:
+        # the plain cache and aliases hand out values made by _construct)
+        self.nulls = False
 
     def feed(self, event: yaml.Event) -> None:
         kind = type(event)
@@ -470,9 +477,12 @@ class _Builder:
         if build is None:
             raise _Fail(event.start_mark, f"unsupported YAML tag {tag!r}")
         try:
-            return build(event.value)
+            value = build(event.value)
         except (ValueError, yaml.YAMLError):
             raise _Fail(event.start_mark, f"{event.value!r} is not a valid {tag}") from None
+        if value is None:
+            self.nulls = True
+        return value
 
     def _start(self, event: yaml.NodeEvent) -> None:
         tag = event.tag

@@ -132,8 +132,8 @@ def is_ip_interface(text: object) -> bool:
     spellings need only their pattern; an IPv6 one also the C library's parse)."""
     if not isinstance(text, str) or "/" not in text or text != text.strip() or "%" in text:
         return False
-    if _V4_FAST.fullmatch(text):
-        return True
+    if ":" not in text:  # not IPv6 (whose every spelling has a colon): the IPv4 pattern first
+        return bool(_V4_FAST.fullmatch(text)) or interface_info(text) is not None
     fast = _V6_FAST.fullmatch(text)
     if fast:  # as interface_info: no second opinion from ipaddress on these
         try:
@@ -148,7 +148,7 @@ def read_interface(text: str) -> tuple[str, int, int, int, int] | None:
     """(canonical, version, network as int, broadcast as int, prefix length) of an
     `address/len`, or None; with a fast path for the plain spellings, as parsing
     address text is the slowest step of checking a large config."""
-    fast = _V4_FAST.fullmatch(text)
+    fast = _V4_FAST.fullmatch(text) if ":" not in text else None  # (IPv6 has colons)
     if fast:
         length = int(fast[2])
         host = _V4_HOST[length]

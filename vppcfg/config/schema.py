@@ -138,9 +138,8 @@ class Mac(_Check):
 class IpInterface(_Check):
     tag = "ip_interface"
     what = "an address with prefix length (such as 192.0.2.1/24 or 2001:db8::1/64)"
-
-    def _ok(self, value: Any) -> bool:
-        return names.is_ip_interface(value)
+    # the test itself, not a method calling it: each address of a file is tested
+    _ok = staticmethod(names.is_ip_interface)
 
 
 class IpAddress(_Check):
@@ -396,6 +395,9 @@ def _valid(validator: yv.Validator) -> Accept:
     own = _type_test(validator)
     if not constraints:
         return own
+    if len(constraints) == 1:  # the usual case (a min or a max): no loop over one test
+        (test,) = [c._is_valid for c in constraints]
+        return lambda data: own(data) and test(data)
     tests = [c._is_valid for c in constraints]
     return lambda data: own(data) and all(t(data) for t in tests)
 
@@ -428,8 +430,7 @@ def _then(validator: yv.Validator, strict: bool,
         return None
     if isinstance(validator, yv.Map | yv.List):
         if len(subs) == 1:
-            (sub,) = subs
-            return lambda data: all(sub(item) for item in _items(data))
+            return _every(subs[0])
         return lambda data: all(any(s(item) for s in subs) for item in _items(data))
     if isinstance(validator, yv.Any):
         return lambda data: any(s(data) for s in subs)
@@ -440,6 +441,19 @@ def _then(validator: yv.Validator, strict: bool,
             return list(data) if yamale.util.is_list(data) else [data]
         return lambda data: all(any(s(x) for s in subs) for x in each(data))
     return None
+
+
+def _every(sub: Accept) -> Accept:
+    """all(sub(item) for item in _items(data)), as a loop: every address of a
+    file is an item here, and a generator costs more than the test."""
+
+    def accept(data: Any) -> bool:
+        for item in _items(data):  # noqa: SIM110 (the point: no generator)
+            if not sub(item):
+                return False
+        return True
+
+    return accept
 
 
 def _items(data: Any) -> Any:
@@ -519,7 +533,7 @@ def _sub_ids(doc: Document, obj: Any, path: Path) -> list[Problem]:
 def _nulls(doc: Document, obj: Any, path: Path) -> list[Problem]:
     """yamale lets an optional field be null; the language does not (`mtu:` alone).
     Null sub-interface lists and bodies are made empty maps in place."""
-    if _null_free(obj):  # the usual case, found without making paths
+    if not doc.nulls or _null_free(obj):  # the usual cases, found without making paths
         return []
     return _null_problems(doc, obj, path)
 

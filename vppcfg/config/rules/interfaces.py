@@ -32,8 +32,10 @@ def check(ctx: Context) -> None:
             )
     for iface in ctx.ifaces.values():  # the checks that may apply, each a call
         key = f"interfaces/{iface.name}"
-        _declared(ctx, key, iface)
-        _kind_fields(ctx, key, iface)
+        if iface.kind in _DECLARED_IN:
+            _declared(ctx, key, iface)
+        if _may_misplace_fields(ctx, iface):
+            _kind_fields(ctx, key, iface)
         if ctx.is_l2(iface.name):
             _layer(ctx, key, iface)
         if iface.unnumbered:
@@ -46,11 +48,23 @@ def check(ctx: Context) -> None:
 
 
 def _declared(ctx: Context, key: str, iface: Interface) -> None:
-    if iface.kind not in _DECLARED_IN:
-        return
     collection, section = _DECLARED_IN[iface.kind]
     if iface.name not in getattr(ctx.dp, collection):
         ctx.report(key, "", f"{iface.name} is not declared in '{section}'")
+
+
+def _may_misplace_fields(ctx: Context, iface: Interface) -> bool:
+    """Whether _kind_fields has anything to look at: false for nearly every
+    interface of a large file (a sub-interface or PHY with none of the fields),
+    so that most are told so without a call."""
+    kind = iface.kind
+    return (
+        iface.mac is not None
+        or bool(iface.device_type)
+        or iface.sflow
+        or kind is InterfaceKind.TAP
+        or (kind not in _CAN_HAVE_SUBS and iface.name in ctx.subs)
+    )
 
 
 def _kind_fields(ctx: Context, key: str, iface: Interface) -> None:
@@ -148,7 +162,7 @@ def _acls(ctx: Context, key: str, iface: Interface) -> None:
 def _sub(ctx: Context, key: str, sub: Interface) -> None:
     parent = ctx.ifaces[sub.parent]
     encap = sub.encapsulation
-    if not ctx.raw_of(key):
+    if _empty(ctx, key, sub):
         ctx.refuse("sub-empty", key, "", "has no settings at all",
                    f"say what it is, e.g. 'encapsulation: {{dot1q: {sub.sub_id}, exact-match: "
                    "true}' (what an empty one means) or a description")
@@ -183,6 +197,15 @@ def _sub(ctx: Context, key: str, sub: Interface) -> None:
         ctx.report(key, "encapsulation", f"has {what}, so its encapsulation must be exact-match")
     if sub.lcp:
         _sub_lcp(ctx, key, sub, parent, middle)
+
+
+def _empty(ctx: Context, key: str, sub: Interface) -> bool:
+    """Whether the sub-interface was written with no settings at all. One with
+    an lcp, addresses or a description has some: most are told so without
+    walking the file's data to their entry."""
+    if sub.lcp is not None or sub.addresses or sub.description:
+        return False
+    return not ctx.raw_of(key)
 
 
 def _middle(ctx: Context, sub: Interface) -> Interface | None:
