@@ -376,6 +376,17 @@ def test_an_unknown_rule_in_the_file_is_refused_where_it_is_written() -> None:
     assert "'no-such-rule' is not a rule name" in problem.message
 
 
+@pytest.mark.parametrize("entry", ["{}", "[1]", "{a: b}"])
+def test_a_rule_name_that_is_not_text_is_refused(entry: str) -> None:
+    """Not a crash (a map in the list made the name check raise TypeError)."""
+    text = f"vppcfg:\n  allow: [{entry}]\ninterfaces: {{}}\n"
+    with pytest.raises(config.ConfigError) as caught:
+        config.check_text(text, "x.yaml")
+    [problem] = caught.value.problems
+    assert (problem.line, problem.path) == (2, "vppcfg.allow[0]")
+    assert "is not a rule name" in problem.message
+
+
 @pytest.mark.parametrize("case", sorted(WARNED))
 def test_rule_warns(case: str) -> None:
     text, fragment = WARNED[case]

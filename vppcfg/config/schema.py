@@ -213,7 +213,7 @@ class RuleName(_Check):
     what = "a rule name (`vppcfg check --list-rules`: " + ", ".join(sorted(verdicts.RULES)) + ")"
 
     def _ok(self, value: Any) -> bool:
-        return value in verdicts.RULES
+        return isinstance(value, str) and value in verdicts.RULES
 
 
 VALIDATORS = dict(yv.DefaultValidators)
