@@ -321,7 +321,7 @@ class PlanState:
         if self._keys is None:  # made from the index before it goes
             self._keys = list(self.desired.index)
         self.desired.index = {}
-        self.desired.ctx.keyed = []
+        self.desired.ctx.keyed, self.desired.ctx.keys, self.desired.ctx.interfaces = [], [], []
         self.desired.ctx.children = {}
         if edges:
             self.before = self.after = self.desired.before = self.desired.after = array("i")
