@@ -130,7 +130,7 @@ def test_a_key_listed_twice_keeps_its_first_place_and_its_last_node(monkeypatch)
 
 def _desired_columns(desired: Dataplane, watched: frozenset[str]) -> tuple:
     d = planner.Desired(desired, watched)
-    return (list(d.index.items()), d.objs, d.sources, sorted(zip(d.before, d.after)),
+    return (list(d.index.items()), d.objs, d.sources, sorted(zip(d.before, d.after, strict=True)),
             sorted(d.later), d.owners, d.again, d.makers, d.in_registry_order,
             [(desc.obj, start, end) for desc, start, end in d.spans])
 
@@ -143,7 +143,7 @@ def test_columns_are_taken_as_the_rows_would_be(monkeypatch) -> None:
     odd = tuple(_ListsTwice() if d.obj == "mac" else d for d in planner.DESCRIPTORS)
     taken = 0
     for descriptors in (planner.DESCRIPTORS, odd):
-        for desired, live in pairs(range(1, 4), steps=3):
+        for desired, _ in pairs(range(1, 4), steps=3):
             watched = frozenset(list(planner.NodeContext(desired).keys)[::3])
             monkeypatch.setattr(planner, "DESCRIPTORS", descriptors)
             columns = _desired_columns(desired, watched)
