@@ -1,7 +1,7 @@
 """`vppcfg check` and `vppcfg plan --novpp` from 1,000 to 95,905 objects, as whole processes.
 
     .venv/bin/python bench/bench_scale.py [--sizes 1000,10000,30000,95905] [--runs 3]
-        [--vppcfg-124 build/vppcfg-1.2.4/bin/vppcfg] [--timeout 300]
+        [--vppcfg-124 build/vppcfg-1.2.4/bin/vppcfg] [--timeout 300] [--src DIR]
 
 The configs are bench/scale_config.py's (issue 20's large-router shape). Each
 command runs as a new process (bench_cli.run_cli: CPU = user + system of the
@@ -11,7 +11,9 @@ per object (flat when the cost is linear).
 
 With --vppcfg-124 (default: build/vppcfg-1.2.4/bin/vppcfg when present) the same
 `check` runs under vppcfg 1.2.4 from PyPI, once per size while each finishes
-within --timeout, and the ratio is printed. Set it up with:
+within --timeout, and the ratio is printed. `--src DIR` runs the vppcfg package
+found in DIR (an export of an older commit) instead of this tree's. Set the old
+vppcfg up with:
 
     python3 -m venv build/vppcfg-1.2.4 && build/vppcfg-1.2.4/bin/pip install \\
         vppcfg==1.2.4 vpp_papi==2.4.2
@@ -57,8 +59,9 @@ def main() -> int:
     parser.add_argument("--vppcfg-124", default=str(OLD) if OLD.exists() else None)
     parser.add_argument("--timeout", type=float, default=300.0,
                         help="seconds vppcfg 1.2.4 may take per size (default 300)")
+    parser.add_argument("--src", help="directory holding the vppcfg package to run")
     args = parser.parse_args()
-    compile_bytecode(None)
+    compile_bytecode(args.src)
     print(f"{'objects':>8} {'MB':>5} {'ops':>8} | {'check s':>7} {'MiB':>5} {'us/obj':>6} | "
           f"{'plan s':>6} {'MiB':>5} {'us/obj':>6} | {'1.2.4 check s':>13} {'ratio':>6}")
     old_gave_up = False
@@ -68,8 +71,8 @@ def main() -> int:
             text = generate(size)
             Path(path).write_text(text)
             objects = shape(size).objects
-            check = best(args.runs, ["check", path])
-            plan = best(args.runs, ["plan", "--novpp", "-c", path, "-o", os.devnull])
+            check = best(args.runs, ["check", path], args.src)
+            plan = best(args.runs, ["plan", "--novpp", "-c", path, "-o", os.devnull], args.src)
             ops = int(plan_operations(path))
             old = "-"
             if args.vppcfg_124 and not old_gave_up:
