@@ -1,12 +1,14 @@
 """`vppcfg apply` of up to ~100,000 objects into the REAL VPP, with verify.
 
     sudo .venv/bin/python bench/bench_real_scale.py [--sizes 10000[,30000,...]]
-        [--phys 12] [--release 26.10]
+        [--phys 12] [--release 26.10] [--no-addresses]
 
 bench/scale_config.py's large-router shape on a fresh real VPP (tests/real.py) with
 --phys veth PHYs (host-s0 ...; at most 12: the test VPP's buffers hold no more
 af_packet rings; past the 4,000th sub-interface of a PHY they are QinQ) and without
 lcp pairs: the test VPP's kernel would hold a tap for each of ~80,000 sub-interfaces.
+`--no-addresses` leaves the interface addresses out too (VPP's cost of an address
+grows with the interfaces it holds: bench_vpp_growth.py), to time the rest.
 Printed per size, as the CLI a user runs (whole process): `vppcfg apply` from
 empty (dump, plan, preflight, execute, verify by dumping again), `vppcfg plan`
 afterwards (must be empty), `vppcfg apply` back to empty; wall and CPU seconds,
@@ -57,8 +59,10 @@ def router_sized(release: VppRelease, directory: str) -> VppRelease:
     return VppRelease(release.name, copy)
 
 
-def one_size(objects: int, phys: list[str], release: str, tmp: str) -> None:
-    full = write(generate(objects, [f"host-{p}" for p in phys], lcp=False), tmp, "full.yaml")
+def one_size(objects: int, phys: list[str], release: str, tmp: str,
+             addresses: bool = True) -> None:
+    full = write(generate(objects, [f"host-{p}" for p in phys], lcp=False, addresses=addresses),
+                 tmp, "full.yaml")
     empty = write("interfaces: {}\n", tmp, "empty.yaml")
     # VPP holding tens of thousands of interfaces can be busy for more than the default
     # 5 s with a window of calls (seen at 30,000 objects): the send then times out
@@ -66,7 +70,8 @@ def one_size(objects: int, phys: list[str], release: str, tmp: str) -> None:
             "--timeout", "120"]
     s = shape(objects, len(phys))
     print(f"{s.objects} objects ({s.phys} PHYs, {s.subs} sub-interfaces, {s.bridges} bridge "
-          f"domains, vxlan tunnels and loopbacks), VPP {release}:", flush=True)
+          f"domains, vxlan tunnels and loopbacks{'' if addresses else '; no addresses'}), "
+          f"VPP {release}:", flush=True)
     with vpp_real(phys, router_sized(VPP_RELEASES[release], tmp)) as vpp:
         there = cli(vpp, "apply", "-c", full, *lock)
         show("vppcfg apply from empty", there, _applied(there))
@@ -86,6 +91,8 @@ def main() -> int:
     parser.add_argument("--sizes", default="10000")
     parser.add_argument("--phys", type=int, default=12)
     parser.add_argument("--release", default="26.10", choices=sorted(VPP_RELEASES))
+    parser.add_argument("--no-addresses", dest="addresses", action="store_false",
+                        help="leave the interface addresses out")
     args = parser.parse_args()
     why = unavailable(VPP_RELEASES[args.release].script)
     if why:
@@ -95,7 +102,7 @@ def main() -> int:
     phys = [f"s{i}" for i in range(args.phys)]
     with tempfile.TemporaryDirectory(prefix="bench-real-scale-") as tmp:
         for size in (int(s) for s in args.sizes.split(",")):
-            one_size(size, phys, args.release, tmp)
+            one_size(size, phys, args.release, tmp, args.addresses)
     return 0
 
 

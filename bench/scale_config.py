@@ -58,10 +58,19 @@ def _qinq(sub: int) -> str:
             "exact-match: true}\n")
 
 
-def generate(objects: int = FULL, phy_names: list[str] | None = None, lcp: bool = True) -> str:
+def generate(objects: int = FULL, phy_names: list[str] | None = None, lcp: bool = True,
+             addresses: bool = True) -> str:
     """The config text (see the module's docstring for its composition). `phy_names`:
     these PHYs instead (a real VPP's; sub-interfaces past the 4,000th of a PHY are QinQ);
-    `lcp=False`: no lcp pairs (a test VPP whose kernel would hold a tap for each)."""
+    `lcp=False`: no lcp pairs (a test VPP whose kernel would hold a tap for each);
+    `addresses=False`: no interface addresses (a sub-interface says its MTU instead),
+    to tell VPP's cost of addresses from the rest."""
+
+    def l3(net: int, indent: str) -> str:
+        if not addresses:
+            return f"{indent}mtu: 1500"
+        return f"{indent}addresses: [{_v4(net, 1)}/30, {_v6(net, 1)}/64]"
+
     s = shape(objects, len(phy_names) if phy_names else None)
     per_phy, extra = divmod(s.subs, s.phys)
     l2_per_phy = -(-s.bridges // s.phys)  # the first VLANs of each PHY, until enough
@@ -72,7 +81,8 @@ def generate(objects: int = FULL, phy_names: list[str] | None = None, lcp: bool 
     for p in range(s.phys):
         name = phy_names[p] if phy_names else f"HundredGigabitEthernet{p // 256 + 1:x}/{p % 256}/0"
         add(f"  {name}:\n    mtu: 9000\n" + (f"    lcp: e{p}\n" if lcp else "") +
-            f"    addresses: [{_v4(net, 1)}/30, {_v6(net, 1)}/64]\n    sub-interfaces:")
+            (f"    addresses: [{_v4(net, 1)}/30, {_v6(net, 1)}/64]\n" if addresses else "") +
+            "    sub-interfaces:")
         net += 1
         for sub in range(1, per_phy + (p < extra) + 1):
             if len(l2_subs) < s.bridges and sub <= l2_per_phy:
@@ -80,14 +90,13 @@ def generate(objects: int = FULL, phy_names: list[str] | None = None, lcp: bool 
                 l2_subs.append(f"{name}.{sub}")
                 continue
             add(f"      {sub}:\n" + _qinq(sub) + (f"        lcp: e{p}.{sub}\n" if lcp else "") +
-                f"        addresses: [{_v4(net, 1)}/30, {_v6(net, 1)}/64]")
+                l3(net, "        "))
             net += 1
     for b in range(s.bridges):
         add(f"  vxlan_tunnel{b}:\n    mtu: 1500")
     add("loopbacks:")
     for b in range(s.bridges):
-        add(f"  loop{b}:\n" + (f"    lcp: bvi{b}\n" if lcp else "") +
-            f"    addresses: [{_v4(net, 1)}/30, {_v6(net, 1)}/64]")
+        add(f"  loop{b}:\n" + (f"    lcp: bvi{b}\n" if lcp else "") + l3(net, "    "))
         net += 1
     add("vxlan_tunnels:")
     for b in range(s.bridges):

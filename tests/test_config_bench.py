@@ -56,3 +56,14 @@ def test_scale_config_on_few_phys_goes_qinq_and_can_drop_lcp() -> None:
     assert len(subs) == scale.shape(6000, 1).subs > 4094
     assert not any(i.lcp for i in dp.interfaces.values())
     assert any(i.encapsulation.inner_dot1q for i in subs)
+
+
+def test_scale_config_can_leave_the_addresses_out() -> None:
+    """bench_real_scale --no-addresses: the same objects, not one address (a
+    sub-interface then says its MTU, not to be empty)."""
+    scale = _scale()
+    with_them = config.loads(scale.generate(2000))
+    dp = config.loads(scale.generate(2000, addresses=False))
+    assert list(dp.interfaces) == list(with_them.interfaces)
+    assert dp.bridge_domains == with_them.bridge_domains
+    assert not any(i.addresses for i in dp.interfaces.values())
