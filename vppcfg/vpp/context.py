@@ -34,6 +34,10 @@ class ApiContext:
     def __init__(self, conn: Any, index: dict[str, int] | None = None) -> None:
         self.conn = conn
         self._index: dict[str, int] = {}
+        # name -> the known names that start with it and a dot (its sub-interfaces):
+        # a delete forgets them too, without a walk over every name (a plan
+        # deleting tens of thousands of interfaces made that quadratic)
+        self._under: dict[str, set[str]] = {}
         self.changes = 0  # mutating calls made through this context
         self.refresh(index)
 
@@ -42,7 +46,9 @@ class ApiContext:
         if index is None:
             details = plain_list(self.conn.call("sw_interface_dump", sw_if_index=NONE_INDEX))
             index = {d["interface_name"]: d["sw_if_index"] for d in details}
-        self._index = dict(index)
+        self._index, self._under = {}, {}
+        for name, sw_if_index in index.items():
+            self.learn(name, sw_if_index)
 
     # -- VppContext ---------------------------------------------------------
 
@@ -59,14 +65,29 @@ class ApiContext:
 
     def learn(self, name: str, sw_if_index: int) -> None:
         self._index[name] = sw_if_index
+        for prefix in _dotted_prefixes(name):
+            self._under.setdefault(prefix, set()).add(name)
 
     def forget(self, name: str) -> None:
-        prefix = name + "."
-        for known in [n for n in self._index if n == name or n.startswith(prefix)]:
-            del self._index[known]
+        """A deleted interface: its name and those of its sub-interfaces (VPP
+        deletes them with it) are no longer known."""
+        for known in {name, *self._under.pop(name, ())}:
+            self._index.pop(known, None)
+            for prefix in _dotted_prefixes(known):
+                under = self._under.get(prefix)
+                if under is not None:
+                    under.discard(known)
 
     def names(self) -> dict[str, int]:
         return dict(self._index)
+
+
+def _dotted_prefixes(name: str) -> Iterator[str]:
+    """Each part of `name` before one of its dots: "a.1.2" -> "a", "a.1"."""
+    at = name.find(".")
+    while at >= 0:
+        yield name[:at]
+        at = name.find(".", at + 1)
 
 
 # -- pipelined execution ---------------------------------------------------------
