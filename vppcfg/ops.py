@@ -26,12 +26,15 @@ class Operation(NamedTuple):
     params: FrozenDict[str, Any] = FrozenDict()
     reason: str = ""  # why, for the plan's comments ("mode changed: bond is recreated")
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, plain: bool = True) -> dict[str, Any]:
+        """The operation as JSON data; `plain=False` keeps the parameters as they
+        are (FrozenDicts), for an encoder that writes them itself: a copy of
+        every operation's parameters costs seconds in a large plan."""
         return {
             "obj": self.obj,
             "action": self.action,
             "key": self.key,
-            "params": _plain(self.params),
+            "params": _plain(self.params) if plain else self.params,
             "reason": self.reason,
         }
 

@@ -178,8 +178,7 @@ def _json_chunks(ops: Iterable[Operation], findings: list[Finding], warnings: li
     def items() -> Iterator[dict[str, Any]]:
         for op in ops:
             counts[op.action] += 1
-            item = {"obj": op.obj, "action": op.action, "key": op.key, "params": op.params,
-                    "reason": op.reason}
+            item = op.as_dict(plain=False)  # the encoder writes FrozenDicts (_frozen)
             lacking = lacks.get(op[:3]) if lacks else None
             if lacking:
                 item["preflight"] = lacking
