@@ -49,6 +49,11 @@ def _v6(n: int, host: int) -> str:
     return str(ipaddress.IPv6Address((0x20010DB8 << 96) | (n << 64) | host))  # canonical
 
 
+def _addresses(net: int, indent: str) -> str:
+    """An interface's line of addresses: the `net`-th /30 and /64."""
+    return f"{indent}addresses: [{_v4(net, 1)}/30, {_v6(net, 1)}/64]"
+
+
 def _qinq(sub: int) -> str:
     """Past VLAN 4000 (a few PHYs holding many sub-interfaces), QinQ from outer tag 4001."""
     if sub <= 4000:
@@ -67,9 +72,7 @@ def generate(objects: int = FULL, phy_names: list[str] | None = None, lcp: bool 
     to tell VPP's cost of addresses from the rest."""
 
     def l3(net: int, indent: str) -> str:
-        if not addresses:
-            return f"{indent}mtu: 1500"
-        return f"{indent}addresses: [{_v4(net, 1)}/30, {_v6(net, 1)}/64]"
+        return _addresses(net, indent) if addresses else f"{indent}mtu: 1500"
 
     s = shape(objects, len(phy_names) if phy_names else None)
     per_phy, extra = divmod(s.subs, s.phys)
@@ -81,7 +84,7 @@ def generate(objects: int = FULL, phy_names: list[str] | None = None, lcp: bool 
     for p in range(s.phys):
         name = phy_names[p] if phy_names else f"HundredGigabitEthernet{p // 256 + 1:x}/{p % 256}/0"
         add(f"  {name}:\n    mtu: 9000\n" + (f"    lcp: e{p}\n" if lcp else "") +
-            (f"    addresses: [{_v4(net, 1)}/30, {_v6(net, 1)}/64]\n" if addresses else "") +
+            (_addresses(net, "    ") + "\n" if addresses else "") +
             "    sub-interfaces:")
         net += 1
         for sub in range(1, per_phy + (p < extra) + 1):
