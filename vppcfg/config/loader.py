@@ -281,10 +281,12 @@ def _feed_untracked(parser: Any, builder: _Builder) -> None:
     without its calls (a tenth of reading a large file); feed() takes the rest."""
     next_event, feed, scalar = parser.get_event, builder.feed, builder._scalar
     stack, plain, first, new_frame = builder.stack, builder.plain, _IMPLICIT_FIRST, _Frame
+    # stack[-1] (None at the root), kept in step with the stack: most events read it
+    frame: _Frame | None = None
     event = next_event()
     while event is not None:
         kind = type(event)
-        if kind is _SCALAR_EVENT and stack and not event.anchor:
+        if kind is _SCALAR_EVENT and frame is not None and not event.anchor:
             tag, value = event.tag, event.value
             if tag is not None and tag != "!":
                 value = scalar(event)
@@ -292,7 +294,6 @@ def _feed_untracked(parser: Any, builder: _Builder) -> None:
                 value = plain.get(value, _MISSING)  # may be a number, bool or null
                 if value is _MISSING:
                     value = scalar(event)
-            frame = stack[-1]
             if frame.is_map and not frame.have_key:  # a key: its mark is for tracking only
                 frame.key, frame.have_key = value, True
                 event = next_event()
@@ -304,15 +305,24 @@ def _feed_untracked(parser: Any, builder: _Builder) -> None:
             if done.anchor:
                 builder.anchors[done.anchor] = (done.container, done.size)
             if stack:
-                stack[-1].size += done.size
+                frame = stack[-1]
+                frame.size += done.size
+            else:
+                frame = None
             event = next_event()
             continue
-        elif (kind is _MAP_START or kind is _SEQ_START) and _usual_start(event, stack):
+        elif (  # a map or list that _start puts in place without a path:
+            (kind is _MAP_START or kind is _SEQ_START)
+            and frame is not None  # not the root,
+            and (event.tag is None or event.tag == "!")  # untagged, not too deep,
+            and len(stack) < MAX_DEPTH  # in a list or as a map's value (not a key, nor a merge)
+            and not (frame.is_map and (not frame.have_key or frame.key == _MERGE))
+        ):
             value = {} if kind is _MAP_START else []
-            frame = stack[-1]
             stack.append(new_frame(value, (), event.anchor))
         else:
             feed(event)
+            frame = stack[-1] if stack else None
             event = next_event()
             continue
         if frame.is_map:  # _put's steps (a start adds no size of its own)
@@ -323,18 +333,11 @@ def _feed_untracked(parser: Any, builder: _Builder) -> None:
             container[key] = value
         else:
             frame.container.append(value)
-        frame.size += kind is _SCALAR_EVENT
+        if kind is _SCALAR_EVENT:
+            frame.size += 1
+        else:
+            frame = stack[-1]
         event = next_event()
-
-
-def _usual_start(event: Any, stack: list[_Frame]) -> bool:
-    """A map or list that _start puts in place without a path: untagged, not
-    too deep, in a list or as a map's value (not a key, nor a merge)."""
-    tag = event.tag
-    if not stack or (tag is not None and tag != "!") or len(stack) >= MAX_DEPTH:
-        return False
-    frame = stack[-1]
-    return not (frame.is_map and (not frame.have_key or frame.key == _MERGE))
 
 
 def _pos(mark: Any) -> tuple[int, int]:
