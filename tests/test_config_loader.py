@@ -3,10 +3,12 @@ positions of every value, and the limits that keep bad input harmless."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import yaml
 
-from vppcfg.config import ConfigError, ConfigIOError
+from vppcfg.config import ConfigError, ConfigIOError, loader
 from vppcfg.config.loader import MAX_DEPTH, parse
 
 SCALARS = "a: 0x1F\nb: 017\nc: 1_000\nd: 1.5\ne: -3\nf: yes\ng: 'yes'\nh: ~\ni: 2001:db8::1\n"
@@ -58,6 +60,32 @@ def test_limits() -> None:
         parse("#" * (65 * 1024 * 1024), "x")
     with pytest.raises(ConfigError, match="refers to no complete anchor"):
         parse("a: &x [*x]\n", "x")
+
+
+# anchored lists of every shape: plain scalars only, empty, plain scalars then
+# something else (a map, a list, an alias, a tag, an anchor, a quoted scalar)
+SIZED = """\
+a: &a [1, x, 192.0.2.1/24]
+b: &b []
+c: &c [1, {k: v}, 2, [3, [4]], *a, !!str 5, &s 6, *s, 'q', [], *b]
+d: &d {l: [x, y], m: [[], [z]], n: *c}
+e: [*d, *d, [*d]]
+"""
+
+
+def _read(text: str, track: bool) -> tuple[Any, dict[str, int]]:
+    builder = loader._Builder("x", track)
+    loader._feed_all(text, builder)
+    return builder.root, {name: size for name, (_, size) in builder.anchors.items()}
+
+
+def test_both_reader_loops_count_what_an_alias_expands_to() -> None:
+    """The sizes that bound alias expansion (MAX_ALIAS_NODES) are the same
+    whichever loop read the file, including lists the untracked one reads
+    without a frame."""
+    data, sizes = _read(SIZED, track=False)
+    assert (data, sizes) == _read(SIZED, track=True)
+    assert sizes["a"] == 4 and sizes["b"] == 1 and sizes["s"] == 1
 
 
 def test_stdin_has_the_files_size_limit(monkeypatch):

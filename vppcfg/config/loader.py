@@ -278,13 +278,16 @@ def _feed_untracked(parser: Any, builder: _Builder) -> None:
     """_feed_all's loop while positions are not tracked (every file, at first):
     the usual events (a plain scalar, the end of a map or list, one opened in
     a list or as a map's value) are handled here, with feed()'s steps and
-    without its calls (a tenth of reading a large file); feed() takes the rest."""
+    without its calls (a tenth of reading a large file), a list's plain
+    scalars by _open_list; feed() takes the rest."""
     next_event, feed, scalar = parser.get_event, builder.feed, builder._scalar
     stack, plain, first, new_frame = builder.stack, builder.plain, _IMPLICIT_FIRST, _Frame
+    # stack[-1] (None at the root), kept in step with the stack: most events read it
+    frame: _Frame | None = None
     event = next_event()
     while event is not None:
         kind = type(event)
-        if kind is _SCALAR_EVENT and stack and not event.anchor:
+        if kind is _SCALAR_EVENT and frame is not None and not event.anchor:
             tag, value = event.tag, event.value
             if tag is not None and tag != "!":
                 value = scalar(event)
@@ -292,7 +295,6 @@ def _feed_untracked(parser: Any, builder: _Builder) -> None:
                 value = plain.get(value, _MISSING)  # may be a number, bool or null
                 if value is _MISSING:
                     value = scalar(event)
-            frame = stack[-1]
             if frame.is_map and not frame.have_key:  # a key: its mark is for tracking only
                 frame.key, frame.have_key = value, True
                 event = next_event()
@@ -304,15 +306,27 @@ def _feed_untracked(parser: Any, builder: _Builder) -> None:
             if done.anchor:
                 builder.anchors[done.anchor] = (done.container, done.size)
             if stack:
-                stack[-1].size += done.size
+                frame = stack[-1]
+                frame.size += done.size
+            else:
+                frame = None
             event = next_event()
             continue
-        elif (kind is _MAP_START or kind is _SEQ_START) and _usual_start(event, stack):
+        elif (  # a map or list that _start puts in place without a path:
+            (kind is _MAP_START or kind is _SEQ_START)
+            and frame is not None  # not the root,
+            and (event.tag is None or event.tag == "!")  # untagged, not too deep,
+            and len(stack) < MAX_DEPTH  # in a list or as a map's value (not a key, nor a merge)
+            and not (frame.is_map and (not frame.have_key or frame.key == _MERGE))
+        ):
+            if kind is _SEQ_START and not event.anchor:
+                event, frame = _open_list(next_event, builder, frame)
+                continue
             value = {} if kind is _MAP_START else []
-            frame = stack[-1]
             stack.append(new_frame(value, (), event.anchor))
         else:
             feed(event)
+            frame = stack[-1] if stack else None
             event = next_event()
             continue
         if frame.is_map:  # _put's steps (a start adds no size of its own)
@@ -323,18 +337,36 @@ def _feed_untracked(parser: Any, builder: _Builder) -> None:
             container[key] = value
         else:
             frame.container.append(value)
-        frame.size += kind is _SCALAR_EVENT
+        if kind is _SCALAR_EVENT:
+            frame.size += 1
+        else:
+            frame = stack[-1]
         event = next_event()
 
 
-def _usual_start(event: Any, stack: list[_Frame]) -> bool:
-    """A map or list that _start puts in place without a path: untagged, not
-    too deep, in a list or as a map's value (not a key, nor a merge)."""
-    tag = event.tag
-    if not stack or (tag is not None and tag != "!") or len(stack) >= MAX_DEPTH:
-        return False
-    frame = stack[-1]
-    return not (frame.is_map and (not frame.have_key or frame.key == _MERGE))
+def _open_list(next_event: Any, builder: _Builder, frame: _Frame) -> tuple[Any, _Frame]:
+    """A list opened as a value in _feed_untracked, with the plain scalars it
+    starts with: most lists hold only those (addresses, interface names) and
+    then need no frame. The event to handle next, and the top frame."""
+    items: list[Any] = []
+    builder._put(frame, items, 0)
+    plain, scalar, first = builder.plain, builder._scalar, _IMPLICIT_FIRST
+    event = next_event()
+    while type(event) is _SCALAR_EVENT and event.tag is None and not event.anchor:
+        value = event.value  # (_feed_untracked's steps for a plain scalar)
+        if event.implicit[0] and (not value or value[0] in first) and "/" not in value:
+            value = plain.get(value, _MISSING)
+            if value is _MISSING:
+                value = scalar(event)
+        items.append(value)
+        event = next_event()
+    if type(event) is _SEQ_END:  # the whole list
+        frame.size += 1 + len(items)
+        return next_event(), frame
+    inner = _Frame(items, (), None)  # something else: the list is built as usual from here
+    inner.size += len(items)
+    builder.stack.append(inner)
+    return event, inner
 
 
 def _pos(mark: Any) -> tuple[int, int]:

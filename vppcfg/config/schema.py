@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import sys
 from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
@@ -353,21 +354,31 @@ def _acceptors() -> dict[tuple[str, bool], Accept]:
 
 
 def _compile(node: Any, strict: bool, include: Callable[[str, bool], Accept]) -> Accept:
+    test = _compile_value(node, strict, include)
+    if _nullable(node):
+        return lambda data: data is None or test(data)
+    return test
+
+
+def _nullable(node: Any) -> bool:
+    """An optional field that may be null: yamale takes a null there untested."""
+    return isinstance(node, yv.Validator) and node.is_optional and node.can_be_none
+
+
+def _compile_value(node: Any, strict: bool, include: Callable[[str, bool], Accept]) -> Accept:
+    """_compile without the null an optional field may be."""
     if yamale.util.is_map(node) or yamale.util.is_list(node):
         return _static(node, strict, include)
     validator: yv.Validator = node
+    if isinstance(validator, yv.Map | yv.List) and len(validator.validators) == 1:
+        return _every(validator, _compile(validator.validators[0], strict, include))
     then = _then(validator, strict, include)
     valid = _valid(validator)
     if then is None:
-        test = valid
-    elif valid is _ALWAYS:  # an include: only its body is checked
-        test = then
-    else:
-        def test(data: Any) -> bool:
-            return valid(data) and then(data)
-    if validator.is_optional and validator.can_be_none:
-        return lambda data: data is None or test(data)
-    return test
+        return valid
+    if valid is _ALWAYS:  # an include: only its body is checked
+        return then
+    return lambda data: valid(data) and then(data)
 
 
 def _always(data: Any) -> bool:
@@ -428,9 +439,7 @@ def _then(validator: yv.Validator, strict: bool,
     subs = [_compile(v, strict, include) for v in getattr(validator, "validators", ())]
     if not subs:
         return None
-    if isinstance(validator, yv.Map | yv.List):
-        if len(subs) == 1:
-            return _every(subs[0])
+    if isinstance(validator, yv.Map | yv.List):  # (one kind of item: _every)
         return lambda data: all(any(s(item) for s in subs) for item in _items(data))
     if isinstance(validator, yv.Any):
         return lambda data: any(s(data) for s in subs)
@@ -443,17 +452,52 @@ def _then(validator: yv.Validator, strict: bool,
     return None
 
 
-def _every(sub: Accept) -> Accept:
-    """all(sub(item) for item in _items(data)), as a loop: every address of a
-    file is an item here, and a generator costs more than the test."""
+def _every(validator: yv.Map | yv.List, sub: Accept) -> Accept:
+    """map(x) or list(x): the validator's own test, then x on every item. A
+    plain dict or list (what the loader makes) is tested in this one call when
+    the validator is yamale's own with at most length bounds: every address
+    list of a file comes here, and the general tests are a call each."""
+    valid = _valid(validator)
+    bounds = _length_bounds(validator)
+    exact = dict if type(validator)._is_valid is yv.Map._is_valid else list
+    low, high = bounds or (0, 0)
 
     def accept(data: Any) -> bool:
-        for item in _items(data):  # noqa: SIM110 (the point: no generator)
+        if bounds is not None and type(data) is exact:
+            if not low <= len(data) <= high:
+                return False
+            items = data.values() if exact is dict else data
+        elif valid(data):
+            items = _items(data)
+        else:
+            return False
+        for item in items:  # noqa: SIM110 (the point: no generator)
             if not sub(item):
                 return False
         return True
 
     return accept
+
+
+def _length_bounds(validator: yv.Validator) -> tuple[int, int] | None:
+    """(min, max) of a yamale map or list validator whose only active
+    constraints are its plain length bounds, or None: then its test must go
+    through _valid."""
+    cls = type(validator)
+    if cls.validate is not yv.Validator.validate or cls._is_valid not in (
+        yv.Map._is_valid, yv.List._is_valid):
+        return None
+    low, high = 0, sys.maxsize
+    for constraint in validator._constraints_inst:
+        if not constraint.is_active:
+            continue
+        if type(constraint) is yv.constraints.LengthMin:
+            low = constraint.min
+        elif type(constraint) is yv.constraints.LengthMax:
+            high = constraint.max
+        else:
+            return None
+    return low, high
 
 
 def _items(data: Any) -> Any:
@@ -468,11 +512,11 @@ def _items(data: Any) -> Any:
 
 def _static(node: Any, strict: bool, include: Callable[[str, bool], Accept]) -> Accept:
     """A literal map or list in the schema: its keys are fixed."""
+    if yamale.util.is_map(node):
+        return _static_map(node, strict, include)
     items = [(key, _compile(sub, strict, include),
               isinstance(sub, yv.Validator) and sub.is_optional)
              for key, sub in yamale.util.get_iter(node)]
-    if yamale.util.is_map(node):
-        return _static_map(items, strict)
     is_list = yamale.util.is_list
     known = set(yamale.util.get_keys(node))
 
@@ -493,23 +537,33 @@ def _static(node: Any, strict: bool, include: Callable[[str, bool], Accept]) -> 
     return accept
 
 
-def _static_map(items: list[tuple[Any, Accept, bool]], strict: bool) -> Accept:
+def _static_map(node: Any, strict: bool, include: Callable[[str, bool], Accept]) -> Accept:
     """A literal map: the keys the data has are checked, then the required
     ones looked for (the same answer as trying every key of the schema, which
-    raised a KeyError for each optional field left out)."""
-    by_key = {key: sub for key, sub, _ in items}
-    required = [key for key, _, optional in items if not optional]
+    raised a KeyError for each optional field left out). The null of an
+    optional field is let through here, not by a call around its test."""
+    by_key: dict[Any, Accept] = {}
+    nullable: set[Any] = set()
+    required: list[Any] = []
+    for key, sub in yamale.util.get_iter(node):
+        by_key[key] = _compile_value(sub, strict, include)
+        if _nullable(sub):
+            nullable.add(key)
+        if not (isinstance(sub, yv.Validator) and sub.is_optional):
+            required.append(key)
     is_map = yamale.util.is_map
 
     def accept(data: Any) -> bool:
         if type(data) is not dict and not is_map(data):
             return False
         for key, item in data.items():
-            sub = by_key.get(key)
-            if sub is None:
+            test = by_key.get(key)
+            if test is None:
                 if strict:
                     return False
-            elif not sub(item):
+            elif item is None and key in nullable:
+                continue
+            elif not test(item):
                 return False
         return not required or all(key in data for key in required)
 
