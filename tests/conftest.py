@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 # Bind PyYAML 6 now: importing the T-Rex client (lbr_trex_client's `trex`) drops `yaml`
 # from sys.modules and puts its bundled PyYAML 3.11 (broken on Python 3.11) first on
@@ -31,6 +32,13 @@ from vppcfg.sim.server import SimServer
 pytest_plugins = ["tests.ci_policy"]  # CI=true: skips of what CI must test fail
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+
+# The suite runs on shared, loaded machines (CI, two test runs side by side):
+# hypothesis's timing checks (a deadline per example, "input generation is
+# slow") then fail tests for the machine's speed, not for what they test.
+settings.register_profile("vppcfg", deadline=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("vppcfg")
 
 
 @dataclass
