@@ -39,15 +39,18 @@ FULL_PORTS = PortRange(0, 65535)
 FULL_ICMP = PortRange(0, 255)
 
 
-# An interface address's subnet: (version, network as int, prefix length,
-# broadcast as int), in the order the address rules sort subnets by.
-Subnet = tuple[int, int, int, int]
+# An interface address's subnet as one int, (is IPv6 << 128 | network) << 8 |
+# prefix length: it sorts as the address rules need (IPv4 first, then by
+# network, then by length), and `subnet >> 8` puts the networks of both
+# families on one line of numbers.
+Subnet = int
+_FAMILY = (0, 0, 0, 0, 0, 0, 1 << 128)  # by IP version
 
 
 def subnet_of(info: tuple[str, int, int, int, int]) -> Subnet:
     """The subnet of names.read_interface's answer."""
-    _, version, network, broadcast, length = info
-    return (version, network, length, broadcast)
+    _, version, network, _, length = info
+    return (_FAMILY[version] | network) << 8 | length
 
 
 @dataclass
@@ -83,12 +86,12 @@ class _Values:
 
     def canonical(self, texts: list[str]) -> tuple[str, ...]:
         """The addresses (valid: the schema checked them) canonical and sorted."""
-        subnets, read = self.subnets, names.read_interface
+        subnets, read, family = self.subnets, names.read_interface, _FAMILY
         out = []
         for text in texts:
             # subnet_of's steps without its call: once per address of the file
-            spelled, version, network, broadcast, length = read(text)  # type: ignore[misc]
-            subnets[spelled] = (version, network, length, broadcast)
+            spelled, version, network, _, length = read(text)  # type: ignore[misc]
+            subnets[spelled] = (family[version] | network) << 8 | length
             out.append(spelled)
         out.sort()
         return tuple(out)
