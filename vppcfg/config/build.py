@@ -13,6 +13,7 @@ from typing import Any
 from vppcfg.config import names, tables
 from vppcfg.config.problems import Path
 from vppcfg.model import (
+    NO_ACLS,
     Acl,
     AclTerm,
     Bond,
@@ -32,6 +33,7 @@ from vppcfg.model import (
     Tap,
     TapHost,
     VxlanTunnel,
+    new_interface,
 )
 
 LB_MODES = (BondMode.XOR, BondMode.LACP)
@@ -167,9 +169,6 @@ def _tap_mtus(interfaces: dict[str, Interface], taps: dict[str, Tap], data: dict
             interfaces[name] = replace(interfaces[name], mtu=tap.host.mtu)
 
 
-NO_ACLS = InterfaceAcls()  # shared (immutable): most interfaces have none
-
-
 def _with_common(
     body: dict[str, Any], values: _Values, mtu: int, **own: Any
 ) -> Interface:
@@ -179,7 +178,7 @@ def _with_common(
     get = body.get
     acls = get("acls")
     addresses = get("addresses")
-    return Interface(
+    return new_interface(
         description=get("description", ""),
         mtu=get("mtu", mtu),
         state=get("state", "up"),
