@@ -57,6 +57,10 @@ class FrozenDict(Mapping[K, V], Generic[K, V]):
     def get(self, key: K, default: V | None = None) -> V | None:  # type: ignore[override]
         return self._data.get(key, default)
 
+    def to_dict(self) -> dict[K, V]:
+        """A plain dict of the entries (the dict's own copy, not one per item)."""
+        return self._data.copy()
+
     def keys(self) -> KeysView[K]:
         return self._data.keys()
 
