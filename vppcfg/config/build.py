@@ -49,10 +49,15 @@ Subnet = int
 _FAMILY = (0, 0, 0, 0, 0, 0, 1 << 128)  # by IP version
 
 
-def subnet_of(info: tuple[str, int, int, int, int]) -> Subnet:
-    """The subnet of names.read_interface's answer."""
-    _, version, network, _, length = info
-    return (_FAMILY[version] | network) << 8 | length
+@dataclass
+class Addresses:
+    """Every address of the model's interfaces, as the builder read them (one
+    entry each, in reading order): the address rules' input, so that no text
+    is read twice and no walk of the model is needed to find them."""
+
+    subnets: list[Subnet] = field(default_factory=list)
+    owners: list[str] = field(default_factory=list)  # interface names
+    texts: list[str] = field(default_factory=list)  # canonical
 
 
 @dataclass
@@ -61,8 +66,7 @@ class Built:
     raw: dict[str, Any]
     # model key ("interfaces/loop0", "bonds/BondEthernet0", ...) -> config path
     where: dict[str, Path] = field(default_factory=dict)
-    # canonical interface address -> its subnet, read once here for the rules
-    subnets: dict[str, Subnet] = field(default_factory=dict)
+    addresses: Addresses = field(default_factory=Addresses)
 
 
 class _Values:
@@ -74,7 +78,7 @@ class _Values:
     parents have the same few."""
 
     def __init__(self) -> None:
-        self.subnets: dict[str, Subnet] = {}
+        self.addresses = Addresses()
         self.encapsulations: dict[tuple[int, int, int, bool], Encapsulation] = {}
 
     def encapsulation(
@@ -86,15 +90,17 @@ class _Values:
             found = self.encapsulations[key] = Encapsulation(*key)
         return found
 
-    def canonical(self, texts: list[str]) -> tuple[str, ...]:
-        """The addresses (valid: the schema checked them) canonical and sorted."""
-        subnets, read, family = self.subnets, names.read_interface, _FAMILY
+    def canonical(self, owner: str, texts: list[str]) -> tuple[str, ...]:
+        """The addresses (valid: the schema checked them) of the interface
+        `owner`, canonical and sorted; each one recorded in self.addresses."""
+        subnets, read, family = self.addresses.subnets, names.read_interface, _FAMILY
         out = []
         for text in texts:
-            # subnet_of's steps without its call: once per address of the file
             spelled, version, network, _, length = read(text)  # type: ignore[misc]
-            subnets[spelled] = (family[version] | network) << 8 | length
+            subnets.append((family[version] | network) << 8 | length)
             out.append(spelled)
+        self.addresses.owners += [owner] * len(out)
+        self.addresses.texts += out
         out.sort()
         return tuple(out)
 
@@ -148,7 +154,7 @@ def build(data: dict[str, Any]) -> Built:
         sflow=_sflow(data.get("sflow") or {}),
     )
     where["sflow"] = ("sflow",)
-    return Built(dp, data, where, values.subnets)
+    return Built(dp, data, where, values.addresses)
 
 
 def _section(
@@ -170,10 +176,10 @@ def _tap_mtus(interfaces: dict[str, Interface], taps: dict[str, Tap], data: dict
 
 
 def _with_common(
-    body: dict[str, Any], values: _Values, mtu: int, **own: Any
+    name: str, body: dict[str, Any], values: _Values, mtu: int, **own: Any
 ) -> Interface:
-    """An Interface of the settings every kind has, from `body`, and its `own`
-    fields; `mtu` is the default MTU. One call and no dict of fields in
+    """The Interface `name` of the settings every kind has, from `body`, and
+    its `own` fields; `mtu` is the default MTU. One call and no dict of fields in
     between: this runs once per interface of the file."""
     get = body.get
     acls = get("acls")
@@ -183,12 +189,13 @@ def _with_common(
         mtu=get("mtu", mtu),
         state=get("state", "up"),
         lcp=get("lcp"),
-        addresses=values.canonical(addresses) if addresses else (),
+        addresses=values.canonical(name, addresses) if addresses else (),
         unnumbered=get("unnumbered"),
         l2xc=get("l2xc"),
         mpls=get("mpls", False),
         acls=InterfaceAcls(_names(acls.get("input")), _names(acls.get("output")))
         if acls else NO_ACLS,
+        name=name,
         **own,
     )
 
@@ -203,10 +210,10 @@ def _interface(
     name: str, kind: InterfaceKind | None, body: dict[str, Any], values: _Values
 ) -> Interface:
     return _with_common(
+        name,
         body,
         values,
         1500,
-        name=name,
         kind=kind or InterfaceKind.PHY,
         mac=names.mac(body["mac"]) if "mac" in body else None,
         sflow=body.get("sflow", False),
@@ -229,10 +236,10 @@ def _sub_interface(
             encap.get("exact-match", False),
         )
     return _with_common(
+        f"{parent.name}.{sub_id}",
         body,
         values,
         parent.mtu,  # a sub follows its parent's MTU
-        name=f"{parent.name}.{sub_id}",
         kind=InterfaceKind.SUB,
         parent=parent.name,
         sub_id=sub_id,

@@ -25,7 +25,7 @@ class Context:
         self.allowed = allowed
         self.raw = built.raw
         self.where = built.where
-        self.subnets = built.subnets  # the interface addresses' subnets, read by the builder
+        self.addresses = built.addresses  # the interface addresses, read by the builder
         self.doc = doc
         self.problems: list[Problem] = []
         # Advice, not refusals: things VPP holds and works with but that are

@@ -8,9 +8,10 @@ the same subnet but no nesting. Checked with one sort (n log n).
 from __future__ import annotations
 
 import re
+from itertools import islice
+from operator import eq
 
-from vppcfg.config.build import Subnet, subnet_of
-from vppcfg.config.names import interface_info
+from vppcfg.config.build import Subnet
 from vppcfg.config.rules import Context
 
 # fe80::/10 in canonical spelling: a first group of four digits fe80-febf.
@@ -21,55 +22,47 @@ _V6_HOST = [(1 << (128 - length)) - 1 for length in range(129)]
 
 
 def check(ctx: Context) -> None:
-    subnets = ctx.subnets
-    # each address's subnet, interface name and text, in reading order
-    keys: list[Subnet] = []
-    owners: list[str] = []
-    addresses: list[str] = []
-    for iface in ctx.ifaces.values():
-        previous = None
-        for address in iface.addresses:  # sorted: a repeated address comes next to itself
-            if address == previous:
-                ctx.report(
-                    f"interfaces/{iface.name}", "addresses", f"address {address} is listed twice"
-                )
-                continue
-            previous = address
-            if address[0] == "f" and _LINK_LOCAL.match(address):  # the test alone: no v4 one
-                # VPP keeps the link-local apart: /128 only, never listed by
-                # ip_address_dump and never deletable, so it could not converge.
-                ctx.report(
-                    f"interfaces/{iface.name}",
-                    "addresses",
-                    f"address {address} is IPv6 link-local, which VPP manages by itself",
-                )
-                continue
-            subnet = subnets.get(address)
-            keys.append(subnet_of(interface_info(address)) if subnet is None else subnet)
-            owners.append(iface.name)
-            addresses.append(address)
-    # One stable sort instead of a dict of subnets: each subnet's users come
-    # together in reading order (its first user first), the subnets in the
-    # order _overlaps needs.
+    """The builder's record of every address (ctx.addresses), taken by subnet
+    with one sort: a subnet's users come together, its first user first."""
+    keys, owners, texts = ctx.addresses.subnets, ctx.addresses.owners, ctx.addresses.texts
     order = sorted(range(len(keys)), key=keys.__getitem__)
-    _overlaps(ctx, order, keys, owners, addresses)
+    ranked = list(map(keys.__getitem__, order))
+    if any(map(eq, ranked, islice(ranked, 1, None))):  # a subnet with several users
+        # ...who must come in the model's order: interfaces by name, addresses sorted
+        order.sort(key=lambda i: (keys[i], owners[i], texts[i]))
+    _walk(ctx, order, keys, owners, texts)
 
 
-def _overlaps(
-    ctx: Context, order: list[int], keys: list[Subnet], owners: list[str], addresses: list[str]
+def _walk(
+    ctx: Context, order: list[int], keys: list[Subnet], owners: list[str], texts: list[str]
 ) -> None:
-    """A subnet's later users on other interfaces clash with its first user;
-    sorted by start then length, a subnet nests in the one on the stack."""
+    """A repeated address and a link-local one are reported and left out; a
+    subnet's later users on other interfaces clash with its first user; sorted
+    by start then length, a subnet nests in the one on the stack."""
     stack: list[tuple[int, int]] = []  # (last address, first user) of enclosing subnets
-    current, first = -1, 0
+    current, first, last = -1, 0, -1
     for i in order:
+        owner, address = owners[i], texts[i]
+        if last >= 0 and texts[last] == address and owners[last] == owner:
+            ctx.report(f"interfaces/{owner}", "addresses", f"address {address} is listed twice")
+            continue
+        last = i
+        if address[0] == "f" and _LINK_LOCAL.match(address):  # the test alone: no v4 one
+            # VPP keeps the link-local apart: /128 only, never listed by
+            # ip_address_dump and never deletable, so it could not converge.
+            ctx.report(
+                f"interfaces/{owner}",
+                "addresses",
+                f"address {address} is IPv6 link-local, which VPP manages by itself",
+            )
+            continue
         key = keys[i]
         if key == current:  # the same subnet as the one before
-            if owners[i] != owners[first]:
+            if owner != owners[first]:
                 ctx.report(
-                    f"interfaces/{owners[i]}",
+                    f"interfaces/{owner}",
                     "addresses",
-                    f"address {addresses[i]} is in the same subnet as {addresses[first]} "
+                    f"address {address} is in the same subnet as {texts[first]} "
                     f"on {owners[first]}",
                 )
             continue
@@ -80,9 +73,9 @@ def _overlaps(
         if stack:
             other = stack[-1][1]
             ctx.report(
-                f"interfaces/{owners[i]}",
+                f"interfaces/{owner}",
                 "addresses",
-                f"address {addresses[i]} overlaps {addresses[other]} on {owners[other]}",
+                f"address {address} overlaps {texts[other]} on {owners[other]}",
             )
         host = _V6_HOST if start >> 128 else _V4_HOST
         stack.append((start | host[key & 255], i))
