@@ -123,7 +123,7 @@ def build(data: dict[str, Any]) -> Built:
         for sub_id, sub_body in body.get("sub-interfaces", {}).items():
             sub = _sub_interface(parent, sub_id, sub_body, values)
             interfaces[sub.name] = sub
-            where[f"interfaces/{sub.name}"] = (*path, "sub-interfaces", sub_id)
+            where[f"interfaces/{sub.name}"] = ("interfaces", name, "sub-interfaces", sub_id)
 
     bonds = _section(data, "bondethernets", "bonds", where, _bond)
     vxlans = _section(data, "vxlan_tunnels", "vxlan_tunnels", where, _vxlan)
@@ -176,16 +176,30 @@ def _tap_mtus(interfaces: dict[str, Interface], taps: dict[str, Tap], data: dict
 
 
 def _with_common(
-    name: str, body: dict[str, Any], values: _Values, mtu: int, **own: Any
+    name: str,
+    kind: InterfaceKind,
+    body: dict[str, Any],
+    values: _Values,
+    mtu: int,
+    *,
+    mac: str | None = None,
+    sflow: bool = False,
+    device_type: str | None = None,
+    parent: str | None = None,
+    sub_id: int | None = None,
+    encapsulation: Encapsulation | None = None,
 ) -> Interface:
     """The Interface `name` of the settings every kind has, from `body`, and
-    its `own` fields; `mtu` is the default MTU. One call and no dict of fields in
-    between: this runs once per interface of the file."""
+    the fields only some kinds have; `mtu` is the default MTU. One call and no
+    dict of fields or keywords in between: this runs once per interface of the file."""
     get = body.get
     acls = get("acls")
     addresses = get("addresses")
     return new_interface(
+        name=name,
+        kind=kind,
         description=get("description", ""),
+        mac=mac,
         mtu=get("mtu", mtu),
         state=get("state", "up"),
         lcp=get("lcp"),
@@ -193,10 +207,13 @@ def _with_common(
         unnumbered=get("unnumbered"),
         l2xc=get("l2xc"),
         mpls=get("mpls", False),
+        sflow=sflow,
         acls=InterfaceAcls(_names(acls.get("input")), _names(acls.get("output")))
         if acls else NO_ACLS,
-        name=name,
-        **own,
+        device_type=device_type,
+        parent=parent,
+        sub_id=sub_id,
+        encapsulation=encapsulation,
     )
 
 
@@ -211,10 +228,10 @@ def _interface(
 ) -> Interface:
     return _with_common(
         name,
+        kind or InterfaceKind.PHY,
         body,
         values,
         1500,
-        kind=kind or InterfaceKind.PHY,
         mac=names.mac(body["mac"]) if "mac" in body else None,
         sflow=body.get("sflow", False),
         device_type=body.get("device-type"),
@@ -237,10 +254,10 @@ def _sub_interface(
         )
     return _with_common(
         f"{parent.name}.{sub_id}",
+        InterfaceKind.SUB,
         body,
         values,
         parent.mtu,  # a sub follows its parent's MTU
-        kind=InterfaceKind.SUB,
         parent=parent.name,
         sub_id=sub_id,
         encapsulation=encapsulation,
