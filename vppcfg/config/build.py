@@ -7,6 +7,7 @@ object came from is kept in `Built.where` for the semantic rules' messages.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -60,12 +61,45 @@ class Addresses:
     texts: list[str] = field(default_factory=list)  # canonical
 
 
+class Where(Mapping[str, Path]):
+    """Model key ("interfaces/loop0", "bonds/BondEthernet0", ...) -> config
+    path. A sub-interface's path follows from the model (its parent and id)
+    and is made when asked: a large file has tens of thousands, the rules
+    ask for a few, and storing them cost a tenth of building."""
+
+    def __init__(self, named: dict[str, Path], interfaces: Mapping[str, Interface]) -> None:
+        self.named = named  # every object's path but the sub-interfaces'
+        self.interfaces = interfaces
+
+    def get(self, key: str, default: Any = None) -> Any:  # without Mapping's try/except
+        found = self.named.get(key)
+        if found is None and key.startswith("interfaces/"):
+            sub = self.interfaces.get(key[len("interfaces/"):])
+            if sub is not None and sub.parent is not None:
+                found = ("interfaces", sub.parent, "sub-interfaces", sub.sub_id)
+        return default if found is None else found
+
+    def __getitem__(self, key: str) -> Path:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.named
+        for iface in self.interfaces.values():
+            if iface.parent is not None:
+                yield f"interfaces/{iface.name}"
+
+    def __len__(self) -> int:
+        return len(self.named) + sum(i.parent is not None for i in self.interfaces.values())
+
+
 @dataclass
 class Built:
     dataplane: Dataplane
     raw: dict[str, Any]
-    # model key ("interfaces/loop0", "bonds/BondEthernet0", ...) -> config path
-    where: dict[str, Path] = field(default_factory=dict)
+    where: Mapping[str, Path] = field(default_factory=dict)
     addresses: Addresses = field(default_factory=Addresses)
 
 
@@ -116,14 +150,12 @@ def build(data: dict[str, Any]) -> Built:
         kind = names.interface_kind(name)
         if kind is InterfaceKind.LOOPBACK:
             continue  # reported by the interface rules: loopbacks live under `loopbacks`
-        path = ("interfaces", name)
         parent = _interface(name, kind, body, values)
         interfaces[name] = parent
-        where[f"interfaces/{name}"] = path
+        where[f"interfaces/{name}"] = ("interfaces", name)
         for sub_id, sub_body in body.get("sub-interfaces", {}).items():
             sub = _sub_interface(parent, sub_id, sub_body, values)
-            interfaces[sub.name] = sub
-            where[f"interfaces/{sub.name}"] = ("interfaces", name, "sub-interfaces", sub_id)
+            interfaces[sub.name] = sub  # its place: see Where
 
     bonds = _section(data, "bondethernets", "bonds", where, _bond)
     vxlans = _section(data, "vxlan_tunnels", "vxlan_tunnels", where, _vxlan)
@@ -154,7 +186,7 @@ def build(data: dict[str, Any]) -> Built:
         sflow=_sflow(data.get("sflow") or {}),
     )
     where["sflow"] = ("sflow",)
-    return Built(dp, data, where, values.addresses)
+    return Built(dp, data, Where(where, dp.interfaces), values.addresses)
 
 
 def _section(
