@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 from typing import Any
 
 from vppcfg.config import names, tables
@@ -141,7 +142,8 @@ class _Values:
 
 def build(data: dict[str, Any]) -> Built:
     where: dict[str, Path] = {}
-    interfaces: dict[str, Interface] = {}
+    interfaces: dict[str, Interface] = {}  # all but the subs: the ones looked up by name here
+    subs: list[tuple[str, Interface]] = []  # (name, sub): only sorted in with the others
     values = _Values()
     for name, body in data.get("loopbacks", {}).items():
         interfaces[name] = _interface(name, InterfaceKind.LOOPBACK, body, values)
@@ -155,7 +157,7 @@ def build(data: dict[str, Any]) -> Built:
         where[f"interfaces/{name}"] = ("interfaces", name)
         for sub_id, sub_body in body.get("sub-interfaces", {}).items():
             sub = _sub_interface(parent, sub_id, sub_body, values)
-            interfaces[sub.name] = sub  # its place: see Where
+            subs.append((sub.name, sub))  # its place: see Where
 
     bonds = _section(data, "bondethernets", "bonds", where, _bond)
     vxlans = _section(data, "vxlan_tunnels", "vxlan_tunnels", where, _vxlan)
@@ -174,7 +176,7 @@ def build(data: dict[str, Any]) -> Built:
     _tap_mtus(interfaces, taps, data)
 
     dp = Dataplane(
-        interfaces=FrozenDict(sorted(interfaces.items())),
+        interfaces=FrozenDict(sorted([*interfaces.items(), *subs], key=itemgetter(0))),
         bonds=FrozenDict(bonds),
         vxlan_tunnels=FrozenDict(vxlans),
         taps=FrozenDict(taps),
