@@ -48,3 +48,21 @@ def test_ipv4_info(text: str) -> None:
                                   "2001:db8:::1/64"])
 def test_bad_spellings_are_refused(text: str) -> None:
     assert names.ip_interface(text) is None
+
+
+ODD_SPELLINGS = [
+    # what the C library reads but ipaddress refuses (short, hex, octal, trailing text)
+    "10.1/8", "0x0a.0.0.1/8", "010.0.0.1/8", "1.2.3.4 x/24", "1.2.3.4\x00/24", "\u0661.2.3.4/24",
+    "2001:db8::1\x00/64", "\u0661::1/64", "1.2.3.4/", "1.2.3.4/2:4", "1234/64",
+    # what ipaddress reads in a spelling of its own
+    "1.2.3.4/024", "1.2.3.4/255.255.255.0", "::ffff:1.2.3.4/96", "2001:DB8::1/064",
+]
+
+
+@pytest.mark.parametrize("text", ODD_SPELLINGS)
+def test_odd_spellings_are_read_as_ipaddress_reads_them(text: str) -> None:
+    try:
+        expected = str(ipaddress.ip_interface(text))
+    except ValueError:
+        expected = None
+    assert names.ip_interface(text) == expected

@@ -443,6 +443,40 @@ def test_rule_refuses(case: str) -> None:
     assert all(p.line > 0 and p.path for p in caught.value.problems)
 
 
+def test_address_clashes_and_nesting_in_both_families() -> None:
+    """Each later user of a subnet clashes with its first (in interface then
+    address order); a subnet nests in the nearest one enclosing it, never
+    across families (the last IPv4 address is not next to ::/128)."""
+    text = (
+        "interfaces:\n"
+        "  GigabitEthernet3/0/0: {addresses: [192.0.2.1/24, 2001:db8::1/64]}\n"
+        "  GigabitEthernet3/0/1: {addresses: [192.0.2.2/24, 10.0.0.1/8, 192.0.2.3/24]}\n"
+        "  GigabitEthernet3/0/2: {addresses: [10.1.0.1/16, 2001:db8::2/48, 10.1.2.3/24]}\n"
+        "loopbacks:\n  loop0: {addresses: [255.255.255.1/24]}\n  loop1: {addresses: ['::/128']}\n"
+        # read before the interfaces, but after them in the model's (and the rules') order
+        "  loop2: {addresses: [192.0.2.9/24, 'fe80::1/64', 'fe80::1/64']}\n"
+    )
+    with pytest.raises(config.ConfigError) as caught:
+        config.loads(text, "case.yaml")
+    assert [(p.path, p.message) for p in caught.value.problems] == [  # by place
+        ("interfaces.GigabitEthernet3/0/0.addresses",
+         "address 2001:db8::1/64 overlaps 2001:db8::2/48 on GigabitEthernet3/0/2"),
+        ("interfaces.GigabitEthernet3/0/1.addresses",
+         "address 192.0.2.2/24 is in the same subnet as 192.0.2.1/24 on GigabitEthernet3/0/0"),
+        ("interfaces.GigabitEthernet3/0/1.addresses",
+         "address 192.0.2.3/24 is in the same subnet as 192.0.2.1/24 on GigabitEthernet3/0/0"),
+        ("interfaces.GigabitEthernet3/0/2.addresses",
+         "address 10.1.0.1/16 overlaps 10.0.0.1/8 on GigabitEthernet3/0/1"),
+        ("interfaces.GigabitEthernet3/0/2.addresses",
+         "address 10.1.2.3/24 overlaps 10.1.0.1/16 on GigabitEthernet3/0/2"),
+        ("loopbacks.loop2.addresses",
+         "address 192.0.2.9/24 is in the same subnet as 192.0.2.1/24 on GigabitEthernet3/0/0"),
+        ("loopbacks.loop2.addresses", "address fe80::1/64 is IPv6 link-local, which VPP manages "
+         "by itself"),
+        ("loopbacks.loop2.addresses", "address fe80::1/64 is listed twice"),
+    ]
+
+
 VALID = {
     "same subnet twice on one interface": (
         "interfaces:\n  GigabitEthernet3/0/0: {addresses: [192.0.2.1/24, 192.0.2.2/24]}\n"

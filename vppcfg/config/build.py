@@ -7,12 +7,15 @@ object came from is kept in `Built.where` for the semantic rules' messages.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
+from operator import itemgetter
 from typing import Any
 
 from vppcfg.config import names, tables
 from vppcfg.config.problems import Path
 from vppcfg.model import (
+    NO_ACLS,
     Acl,
     AclTerm,
     Bond,
@@ -32,6 +35,7 @@ from vppcfg.model import (
     Tap,
     TapHost,
     VxlanTunnel,
+    new_interface,
 )
 
 LB_MODES = (BondMode.XOR, BondMode.LACP)
@@ -39,25 +43,65 @@ FULL_PORTS = PortRange(0, 65535)
 FULL_ICMP = PortRange(0, 255)
 
 
-# An interface address's subnet: (version, network as int, prefix length,
-# broadcast as int), in the order the address rules sort subnets by.
-Subnet = tuple[int, int, int, int]
+# An interface address's subnet as one int, (is IPv6 << 128 | network) << 8 |
+# prefix length: it sorts as the address rules need (IPv4 first, then by
+# network, then by length), and `subnet >> 8` puts the networks of both
+# families on one line of numbers.
+Subnet = int
+_FAMILY = (0, 0, 0, 0, 0, 0, 1 << 128)  # by IP version
 
 
-def subnet_of(info: tuple[str, int, int, int, int]) -> Subnet:
-    """The subnet of names.read_interface's answer."""
-    _, version, network, broadcast, length = info
-    return (version, network, length, broadcast)
+@dataclass
+class Addresses:
+    """Every address of the model's interfaces, as the builder read them (one
+    entry each, in reading order): the address rules' input, so that no text
+    is read twice and no walk of the model is needed to find them."""
+
+    subnets: list[Subnet] = field(default_factory=list)
+    owners: list[str] = field(default_factory=list)  # interface names
+    texts: list[str] = field(default_factory=list)  # canonical
+
+
+class Where(Mapping[str, Path]):
+    """Model key ("interfaces/loop0", "bonds/BondEthernet0", ...) -> config
+    path. A sub-interface's path follows from the model (its parent and id)
+    and is made when asked: a large file has tens of thousands, the rules
+    ask for a few, and storing them cost a tenth of building."""
+
+    def __init__(self, named: dict[str, Path], interfaces: Mapping[str, Interface]) -> None:
+        self.named = named  # every object's path but the sub-interfaces'
+        self.interfaces = interfaces
+
+    def get(self, key: str, default: Any = None) -> Any:  # without Mapping's try/except
+        found = self.named.get(key)
+        if found is None and key.startswith("interfaces/"):
+            sub = self.interfaces.get(key[len("interfaces/"):])
+            if sub is not None and sub.parent is not None:
+                found = ("interfaces", sub.parent, "sub-interfaces", sub.sub_id)
+        return default if found is None else found
+
+    def __getitem__(self, key: str) -> Path:
+        found = self.get(key)
+        if found is None:
+            raise KeyError(key)
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        yield from self.named
+        for iface in self.interfaces.values():
+            if iface.parent is not None:
+                yield f"interfaces/{iface.name}"
+
+    def __len__(self) -> int:
+        return len(self.named) + sum(i.parent is not None for i in self.interfaces.values())
 
 
 @dataclass
 class Built:
     dataplane: Dataplane
     raw: dict[str, Any]
-    # model key ("interfaces/loop0", "bonds/BondEthernet0", ...) -> config path
-    where: dict[str, Path] = field(default_factory=dict)
-    # canonical interface address -> its subnet, read once here for the rules
-    subnets: dict[str, Subnet] = field(default_factory=dict)
+    where: Mapping[str, Path] = field(default_factory=dict)
+    addresses: Addresses = field(default_factory=Addresses)
 
 
 class _Values:
@@ -69,7 +113,7 @@ class _Values:
     parents have the same few."""
 
     def __init__(self) -> None:
-        self.subnets: dict[str, Subnet] = {}
+        self.addresses = Addresses()
         self.encapsulations: dict[tuple[int, int, int, bool], Encapsulation] = {}
 
     def encapsulation(
@@ -81,22 +125,25 @@ class _Values:
             found = self.encapsulations[key] = Encapsulation(*key)
         return found
 
-    def canonical(self, texts: list[str]) -> tuple[str, ...]:
-        """The addresses (valid: the schema checked them) canonical and sorted."""
-        subnets, read = self.subnets, names.read_interface
+    def canonical(self, owner: str, texts: list[str]) -> tuple[str, ...]:
+        """The addresses (valid: the schema checked them) of the interface
+        `owner`, canonical and sorted; each one recorded in self.addresses."""
+        subnets, read, family = self.addresses.subnets, names.read_interface, _FAMILY
         out = []
         for text in texts:
-            # subnet_of's steps without its call: once per address of the file
-            spelled, version, network, broadcast, length = read(text)  # type: ignore[misc]
-            subnets[spelled] = (version, network, length, broadcast)
+            spelled, version, network, _, length = read(text)  # type: ignore[misc]
+            subnets.append((family[version] | network) << 8 | length)
             out.append(spelled)
+        self.addresses.owners += [owner] * len(out)
+        self.addresses.texts += out
         out.sort()
         return tuple(out)
 
 
 def build(data: dict[str, Any]) -> Built:
     where: dict[str, Path] = {}
-    interfaces: dict[str, Interface] = {}
+    interfaces: dict[str, Interface] = {}  # all but the subs: the ones looked up by name here
+    subs: list[tuple[str, Interface]] = []  # (name, sub): only sorted in with the others
     values = _Values()
     for name, body in data.get("loopbacks", {}).items():
         interfaces[name] = _interface(name, InterfaceKind.LOOPBACK, body, values)
@@ -105,14 +152,12 @@ def build(data: dict[str, Any]) -> Built:
         kind = names.interface_kind(name)
         if kind is InterfaceKind.LOOPBACK:
             continue  # reported by the interface rules: loopbacks live under `loopbacks`
-        path = ("interfaces", name)
         parent = _interface(name, kind, body, values)
         interfaces[name] = parent
-        where[f"interfaces/{name}"] = path
+        where[f"interfaces/{name}"] = ("interfaces", name)
         for sub_id, sub_body in body.get("sub-interfaces", {}).items():
             sub = _sub_interface(parent, sub_id, sub_body, values)
-            interfaces[sub.name] = sub
-            where[f"interfaces/{sub.name}"] = (*path, "sub-interfaces", sub_id)
+            subs.append((sub.name, sub))  # its place: see Where
 
     bonds = _section(data, "bondethernets", "bonds", where, _bond)
     vxlans = _section(data, "vxlan_tunnels", "vxlan_tunnels", where, _vxlan)
@@ -131,7 +176,7 @@ def build(data: dict[str, Any]) -> Built:
     _tap_mtus(interfaces, taps, data)
 
     dp = Dataplane(
-        interfaces=FrozenDict(sorted(interfaces.items())),
+        interfaces=FrozenDict(sorted([*interfaces.items(), *subs], key=itemgetter(0))),
         bonds=FrozenDict(bonds),
         vxlan_tunnels=FrozenDict(vxlans),
         taps=FrozenDict(taps),
@@ -143,7 +188,7 @@ def build(data: dict[str, Any]) -> Built:
         sflow=_sflow(data.get("sflow") or {}),
     )
     where["sflow"] = ("sflow",)
-    return Built(dp, data, where, values.subnets)
+    return Built(dp, data, Where(where, dp.interfaces), values.addresses)
 
 
 def _section(
@@ -164,30 +209,45 @@ def _tap_mtus(interfaces: dict[str, Interface], taps: dict[str, Tap], data: dict
             interfaces[name] = replace(interfaces[name], mtu=tap.host.mtu)
 
 
-NO_ACLS = InterfaceAcls()  # shared (immutable): most interfaces have none
-
-
 def _with_common(
-    body: dict[str, Any], values: _Values, mtu: int, **own: Any
+    name: str,
+    kind: InterfaceKind,
+    body: dict[str, Any],
+    values: _Values,
+    mtu: int,
+    *,
+    mac: str | None = None,
+    sflow: bool = False,
+    device_type: str | None = None,
+    parent: str | None = None,
+    sub_id: int | None = None,
+    encapsulation: Encapsulation | None = None,
 ) -> Interface:
-    """An Interface of the settings every kind has, from `body`, and its `own`
-    fields; `mtu` is the default MTU. One call and no dict of fields in
-    between: this runs once per interface of the file."""
+    """The Interface `name` of the settings every kind has, from `body`, and
+    the fields only some kinds have; `mtu` is the default MTU. One call and no
+    dict of fields or keywords in between: this runs once per interface of the file."""
     get = body.get
     acls = get("acls")
     addresses = get("addresses")
-    return Interface(
+    return new_interface(
+        name=name,
+        kind=kind,
         description=get("description", ""),
+        mac=mac,
         mtu=get("mtu", mtu),
         state=get("state", "up"),
         lcp=get("lcp"),
-        addresses=values.canonical(addresses) if addresses else (),
+        addresses=values.canonical(name, addresses) if addresses else (),
         unnumbered=get("unnumbered"),
         l2xc=get("l2xc"),
         mpls=get("mpls", False),
+        sflow=sflow,
         acls=InterfaceAcls(_names(acls.get("input")), _names(acls.get("output")))
         if acls else NO_ACLS,
-        **own,
+        device_type=device_type,
+        parent=parent,
+        sub_id=sub_id,
+        encapsulation=encapsulation,
     )
 
 
@@ -201,11 +261,11 @@ def _interface(
     name: str, kind: InterfaceKind | None, body: dict[str, Any], values: _Values
 ) -> Interface:
     return _with_common(
+        name,
+        kind or InterfaceKind.PHY,
         body,
         values,
         1500,
-        name=name,
-        kind=kind or InterfaceKind.PHY,
         mac=names.mac(body["mac"]) if "mac" in body else None,
         sflow=body.get("sflow", False),
         device_type=body.get("device-type"),
@@ -227,11 +287,11 @@ def _sub_interface(
             encap.get("exact-match", False),
         )
     return _with_common(
+        f"{parent.name}.{sub_id}",
+        InterfaceKind.SUB,
         body,
         values,
         parent.mtu,  # a sub follows its parent's MTU
-        name=f"{parent.name}.{sub_id}",
-        kind=InterfaceKind.SUB,
         parent=parent.name,
         sub_id=sub_id,
         encapsulation=encapsulation,

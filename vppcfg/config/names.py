@@ -121,9 +121,10 @@ _V4_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _V4_FAST = re.compile(rf"({_V4_OCTET}(?:\.{_V4_OCTET}){{3}})/(3[0-2]|[12]?[0-9])")
 _V4_ADDRESS = re.compile(rf"{_V4_OCTET}(?:\.{_V4_OCTET}){{3}}")
 _V6_FAST = re.compile(r"([0-9a-fA-F:]+)/(12[0-8]|1[01][0-9]|[1-9]?[0-9])")
-# the host bits of each prefix length
-_V4_HOST = [(1 << (32 - length)) - 1 for length in range(33)]
-_V6_HOST = [(1 << (128 - length)) - 1 for length in range(129)]
+# The canonical spellings of a prefix length ("0".."32", "0".."128"), each
+# with its length and host bits: one lookup checks and reads the length.
+_V4_LENGTHS = {str(n): (n, (1 << (32 - n)) - 1) for n in range(33)}
+_V6_LENGTHS = {str(n): (n, (1 << (128 - n)) - 1) for n in range(129)}
 
 
 def is_ip_interface(text: object) -> bool:
@@ -147,35 +148,53 @@ def is_ip_interface(text: object) -> bool:
 def read_interface(text: str) -> tuple[str, int, int, int, int] | None:
     """(canonical, version, network as int, broadcast as int, prefix length) of an
     `address/len`, or None; with a fast path for the plain spellings, as parsing
-    address text is the slowest step of checking a large config."""
-    fast = _V4_FAST.fullmatch(text) if ":" not in text else None  # (IPv6 has colons)
-    if fast:
-        length = int(fast[2])
-        host = _V4_HOST[length]
-        network = int.from_bytes(socket.inet_aton(fast[1]), "big") & ~host
-        return (text, 4, network, network | host, length)
-    fast = _V6_FAST.fullmatch(text)
-    if fast:
+    address text is the slowest step of checking a large config. The C library
+    reads the address; a plain spelling is one it writes back unchanged (IPv4)
+    or one of hex digits and colons only (IPv6, rewritten in RFC 5952 form)."""
+    address, _, length_text = text.partition("/")
+    known = _V4_LENGTHS.get(length_text) if ":" not in address else None
+    if known is not None:
+        found = _read_v4(address)
+        if found is not None:
+            length, host = known
+            network = found & ~host
+            return (text, 4, network, network | host, length)
+    known = _V6_LENGTHS.get(length_text)
+    if known is not None:
         try:
-            packed = socket.inet_pton(socket.AF_INET6, fast[1])
-        except OSError:
-            return None
-        length = int(fast[2])
-        host = _V6_HOST[length]
-        value = int.from_bytes(packed, "big")
-        # The C library writes RFC 5952 text as Python does, but for the forms
-        # with an IPv4 tail (::ffff:192.0.2.1), which Python 3.11 writes in hex.
-        spelled = socket.inet_ntop(socket.AF_INET6, packed)
-        if "." in spelled:
-            spelled = str(ipaddress.IPv6Address(value))
-        network = value & ~host
-        return (f"{spelled}/{length}", 6, network, network | host, length)
+            packed = socket.inet_pton(socket.AF_INET6, address)
+        except (OSError, ValueError):  # ValueError: a NUL or a character not in ASCII
+            if _V6_FAST.fullmatch(text):  # no second opinion from ipaddress on these
+                return None
+        else:
+            if "." not in address:  # an IPv4 tail (::ffff:192.0.2.1) is read by ipaddress
+                return _v6_info(packed, *known)
     try:
         iface = ipaddress.ip_interface(text)
     except ValueError:
         return None
     bits = iface.max_prefixlen
     return _info(str(iface), iface.version, int(iface.ip), iface.network.prefixlen, bits)
+
+
+def _read_v4(address: str) -> int | None:
+    """A dotted quad in canonical spelling as an int, else None."""
+    try:
+        packed = socket.inet_aton(address)  # also takes `10.1`, `0x0a.0.0.1`, `010.0.0.1`
+    except (OSError, ValueError):
+        return None
+    return int.from_bytes(packed, "big") if socket.inet_ntoa(packed) == address else None
+
+
+def _v6_info(packed: bytes, length: int, host: int) -> tuple[str, int, int, int, int]:
+    value = int.from_bytes(packed, "big")
+    # The C library writes RFC 5952 text as Python does, but for the forms
+    # with an IPv4 tail (::ffff:192.0.2.1), which Python 3.11 writes in hex.
+    spelled = socket.inet_ntop(socket.AF_INET6, packed)
+    if "." in spelled:
+        spelled = str(ipaddress.IPv6Address(value))
+    network = value & ~host
+    return (f"{spelled}/{length}", 6, network, network | host, length)
 
 
 # Memoised for the callers that meet the same few addresses again (ACL and

@@ -9,6 +9,7 @@ the size of the config.
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import cached_property
 from typing import Any
 
 from vppcfg.config.build import Built
@@ -24,24 +25,19 @@ class Context:
         self.allowed = allowed
         self.raw = built.raw
         self.where = built.where
-        self.subnets = built.subnets  # the interface addresses' subnets, read by the builder
+        self.addresses = built.addresses  # the interface addresses, read by the builder
         self.doc = doc
         self.problems: list[Problem] = []
         # Advice, not refusals: things VPP holds and works with but that are
         # most likely a mistake in a hand-written file (mismatched MTUs ...).
         self.warnings: list[Problem] = []
         # a plain dict: the rules look interfaces up several times each
-        self.ifaces: dict[str, Interface] = dict(self.dp.interfaces.items())
+        self.ifaces: dict[str, Interface] = self.dp.interfaces.to_dict()
         self.subs: dict[str, list[Interface]] = defaultdict(list)
-        # single-tagged sub-interfaces by (parent, dot1q, dot1ad): the middle of a QinQ
-        self.single_tagged: dict[tuple[str, int, int], Interface] = {}
         self.xc_targets: dict[str, list[str]] = defaultdict(list)
         for iface in self.ifaces.values():  # one pass, for every index by interface
             if iface.parent:
                 self.subs[iface.parent].append(iface)
-                encap = iface.encapsulation
-                if encap and not encap.inner_dot1q:
-                    self.single_tagged.setdefault((iface.parent, encap.dot1q, encap.dot1ad), iface)
             if iface.l2xc:
                 self.xc_targets[iface.l2xc].append(iface.name)
         self.bridge_of: dict[str, str] = {}
@@ -55,6 +51,17 @@ class Context:
         for bond in self.dp.bonds.values():
             for member in bond.members:
                 self.bond_of.setdefault(member, bond.name)
+
+    @cached_property
+    def single_tagged(self) -> dict[tuple[str, int, int], Interface]:
+        """Single-tagged sub-interfaces by (parent, dot1q, dot1ad): the middle
+        of a QinQ. Made on first use: most files have no QinQ to ask."""
+        found: dict[tuple[str, int, int], Interface] = {}
+        for iface in self.ifaces.values():
+            encap = iface.encapsulation
+            if iface.parent and encap and not encap.inner_dot1q:
+                found.setdefault((iface.parent, encap.dot1q, encap.dot1ad), iface)
+        return found
 
     def is_l2(self, name: str) -> bool:
         iface = self.ifaces.get(name)

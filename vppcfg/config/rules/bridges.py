@@ -12,6 +12,7 @@ def check(ctx: Context) -> None:
     for bridge in ctx.dp.bridge_domains.values():
         key = f"bridge_domains/{bridge.name}"
         raw = ctx.raw_of(key)
+        mtu_given = _mtu_given(raw)
         seen: set[str] = set()
         for i, name in enumerate(raw.get("interfaces", ())):
             field = ("interfaces", index(i))
@@ -19,12 +20,14 @@ def check(ctx: Context) -> None:
                 ctx.report(key, field, f"{name} is listed twice")
                 continue
             seen.add(name)
-            _member(ctx, key, field, bridge, name)
+            _member(ctx, key, field, bridge, name, mtu_given)
         if bridge.bvi:
-            _bvi(ctx, key, bridge)
+            _bvi(ctx, key, bridge, mtu_given)
 
 
-def _member(ctx: Context, key: str, field: tuple, bridge: BridgeDomain, name: str) -> None:
+def _member(
+    ctx: Context, key: str, field: tuple, bridge: BridgeDomain, name: str, mtu_given: bool
+) -> None:
     member = ctx.ifaces.get(name)
     if member is None:
         ctx.report(key, field, f"member {name} does not exist")
@@ -38,25 +41,25 @@ def _member(ctx: Context, key: str, field: tuple, bridge: BridgeDomain, name: st
         ctx.report(key, field, f"{name} is the bridge's bvi; do not list it as a member too")
     if name in ctx.bond_of:
         ctx.report(key, field, f"{name} is a member of {ctx.bond_of[name]}")
-    if _mtu_given(ctx, key) and member.mtu != bridge.mtu:
+    if mtu_given and member.mtu != bridge.mtu:
         ctx.report(key, field, f"member {name} has MTU {member.mtu}, the bridge has {bridge.mtu}")
 
 
-def _mtu_given(ctx: Context, key: str) -> bool:
+def _mtu_given(raw: dict) -> bool:
     """A bridge's `mtu`, when written, binds its members and BVI (IPng's rule).
     VPP bridges have no MTU and take members of any, so without one they may
     differ: a dump of such a bridge must check."""
-    return "mtu" in ctx.raw_of(key)
+    return "mtu" in raw
 
 
-def _bvi(ctx: Context, key: str, bridge: BridgeDomain) -> None:
+def _bvi(ctx: Context, key: str, bridge: BridgeDomain, mtu_given: bool) -> None:
     bvi = ctx.ifaces.get(bridge.bvi)
     if bvi is None or bvi.kind is not InterfaceKind.LOOPBACK:
         ctx.report(key, "bvi", f"bvi {bridge.bvi} must be a loopback declared under 'loopbacks'")
         return
     if ctx.bvi_of[bridge.bvi] != bridge.name:
         ctx.report(key, "bvi", f"{bridge.bvi} is already the bvi of {ctx.bvi_of[bridge.bvi]}")
-    if _mtu_given(ctx, key) and bvi.mtu != bridge.mtu:
+    if mtu_given and bvi.mtu != bridge.mtu:
         ctx.report(key, "bvi", f"bvi {bridge.bvi} has MTU {bvi.mtu}, the bridge has {bridge.mtu}")
     if bvi.unnumbered:
         ctx.report(key, "bvi", f"bvi {bridge.bvi} is unnumbered")

@@ -14,6 +14,8 @@ _DECLARED_IN = {
     InterfaceKind.TAP: ("taps", "taps"),
 }
 _CAN_HAVE_SUBS = (InterfaceKind.PHY, InterfaceKind.BOND, InterfaceKind.VXLAN)
+# read once: an enum member is a slow attribute in the loops over every interface
+_SUB, _TAP = InterfaceKind.SUB, InterfaceKind.TAP
 MAX_VLAN = 4095  # VPP refuses VLAN 0 and 4096 and up (INVALID_VLAN)
 
 
@@ -30,19 +32,21 @@ def check(ctx: Context) -> None:
                     "a loopback is configured under 'loopbacks', not 'interfaces'",
                 )
             )
+    bridge_of, xc_targets = ctx.bridge_of, ctx.xc_targets
     for iface in ctx.ifaces.values():  # the checks that may apply, each a call
-        key = f"interfaces/{iface.name}"
-        if iface.kind in _DECLARED_IN:
+        name, kind = iface.name, iface.kind
+        key = f"interfaces/{name}"
+        if kind in _DECLARED_IN:
             _declared(ctx, key, iface)
         if _may_misplace_fields(ctx, iface):
             _kind_fields(ctx, key, iface)
-        if ctx.is_l2(iface.name):
+        if iface.l2xc or name in bridge_of or name in xc_targets:  # ctx.is_l2, without its call
             _layer(ctx, key, iface)
         if iface.unnumbered:
             _unnumbered(ctx, key, iface)
         if iface.acls.input or iface.acls.output:
             _acls(ctx, key, iface)
-        if iface.kind is InterfaceKind.SUB:
+        if kind is _SUB:
             _sub(ctx, key, iface)
     check_encapsulations(ctx)
 
@@ -62,7 +66,7 @@ def _may_misplace_fields(ctx: Context, iface: Interface) -> bool:
         iface.mac is not None
         or bool(iface.device_type)
         or iface.sflow
-        or kind is InterfaceKind.TAP
+        or kind is _TAP
         or (kind not in _CAN_HAVE_SUBS and iface.name in ctx.subs)
     )
 

@@ -25,13 +25,13 @@ def check(ctx: Context) -> None:
 def _shared(ctx: Context) -> dict[str, list[str]]:
     """The Linux names used more than once, each with the model keys of its
     users: interfaces, then taps. Counted first: nearly every name has one
-    user, and needs no key made."""
-    uses = Counter(iface.lcp for iface in ctx.ifaces.values() if iface.lcp)
-    uses.update(tap.host.name for tap in ctx.dp.taps.values())
-    shared = {name for name, count in uses.items() if count > 1}
+    user, and needs no key made (nor counted, when a set shows no name twice)."""
+    used = [iface.lcp for iface in ctx.ifaces.values() if iface.lcp]
+    used += [tap.host.name for tap in ctx.dp.taps.values()]
     owners: dict[str, list[str]] = defaultdict(list)
-    if not shared:
+    if len(set(used)) == len(used):
         return owners
+    shared = {name for name, count in Counter(used).items() if count > 1}
     for iface in ctx.ifaces.values():
         if iface.lcp in shared:
             owners[iface.lcp].append(f"interfaces/{iface.name}")
