@@ -121,10 +121,13 @@ _V4_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _V4_FAST = re.compile(rf"({_V4_OCTET}(?:\.{_V4_OCTET}){{3}})/(3[0-2]|[12]?[0-9])")
 _V4_ADDRESS = re.compile(rf"{_V4_OCTET}(?:\.{_V4_OCTET}){{3}}")
 _V6_FAST = re.compile(r"([0-9a-fA-F:]+)/(12[0-8]|1[01][0-9]|[1-9]?[0-9])")
+# the host bits of each prefix length (also the address rules')
+V4_HOST = [(1 << (32 - n)) - 1 for n in range(33)]
+V6_HOST = [(1 << (128 - n)) - 1 for n in range(129)]
 # The canonical spellings of a prefix length ("0".."32", "0".."128"), each
 # with its length and host bits: one lookup checks and reads the length.
-_V4_LENGTHS = {str(n): (n, (1 << (32 - n)) - 1) for n in range(33)}
-_V6_LENGTHS = {str(n): (n, (1 << (128 - n)) - 1) for n in range(129)}
+_V4_LENGTHS = {str(n): (n, host) for n, host in enumerate(V4_HOST)}
+_V6_LENGTHS = {str(n): (n, host) for n, host in enumerate(V6_HOST)}
 
 
 def is_ip_interface(text: object) -> bool:

@@ -12,13 +12,11 @@ from itertools import islice
 from operator import eq
 
 from vppcfg.config.build import Subnet
+from vppcfg.config.names import V4_HOST, V6_HOST
 from vppcfg.config.rules import Context
 
 # fe80::/10 in canonical spelling: a first group of four digits fe80-febf.
 _LINK_LOCAL = re.compile(r"fe[89ab][0-9a-f]:")
-# the host bits of each prefix length
-_V4_HOST = [(1 << (32 - length)) - 1 for length in range(33)]
-_V6_HOST = [(1 << (128 - length)) - 1 for length in range(129)]
 
 
 def check(ctx: Context) -> None:
@@ -77,5 +75,5 @@ def _walk(
                 "addresses",
                 f"address {address} overlaps {texts[other]} on {owners[other]}",
             )
-        host = _V6_HOST if start >> 128 else _V4_HOST
+        host = V6_HOST if start >> 128 else V4_HOST
         stack.append((start | host[key & 255], i))
