@@ -32,7 +32,6 @@ def check(ctx: Context) -> None:
                     "a loopback is configured under 'loopbacks', not 'interfaces'",
                 )
             )
-    bridge_of, xc_targets = ctx.bridge_of, ctx.xc_targets
     for iface in ctx.ifaces.values():  # the checks that may apply, each a call
         name, kind = iface.name, iface.kind
         key = f"interfaces/{name}"
@@ -40,7 +39,7 @@ def check(ctx: Context) -> None:
             _declared(ctx, key, iface)
         if _may_misplace_fields(ctx, iface):
             _kind_fields(ctx, key, iface)
-        if iface.l2xc or name in bridge_of or name in xc_targets:  # ctx.is_l2, without its call
+        if ctx.is_l2(name):
             _layer(ctx, key, iface)
         if iface.unnumbered:
             _unnumbered(ctx, key, iface)
