@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import sys
 from collections.abc import Callable
 from functools import lru_cache
 from importlib import resources
@@ -453,51 +452,20 @@ def _then(validator: yv.Validator, strict: bool,
 
 
 def _every(validator: yv.Map | yv.List, sub: Accept) -> Accept:
-    """map(x) or list(x): the validator's own test, then x on every item. A
-    plain dict or list (what the loader makes) is tested in this one call when
-    the validator is yamale's own with at most length bounds: every address
-    list of a file comes here, and the general tests are a call each."""
+    """map(x) or list(x): the validator's own test, then x on every item, in
+    one call and a loop (every address list of a file comes here, and a
+    generator or a call per step costs more than the tests)."""
     valid = _valid(validator)
-    bounds = _length_bounds(validator)
-    exact = dict if type(validator)._is_valid is yv.Map._is_valid else list
-    low, high = bounds or (0, 0)
 
     def accept(data: Any) -> bool:
-        if bounds is not None and type(data) is exact:
-            if not low <= len(data) <= high:
-                return False
-            items = data.values() if exact is dict else data
-        elif valid(data):
-            items = _items(data)
-        else:
+        if not valid(data):
             return False
-        for item in items:  # noqa: SIM110 (the point: no generator)
+        for item in _items(data):  # noqa: SIM110 (the point: no generator)
             if not sub(item):
                 return False
         return True
 
     return accept
-
-
-def _length_bounds(validator: yv.Validator) -> tuple[int, int] | None:
-    """(min, max) of a yamale map or list validator whose only active
-    constraints are its plain length bounds, or None: then its test must go
-    through _valid."""
-    cls = type(validator)
-    if cls.validate is not yv.Validator.validate or cls._is_valid not in (
-        yv.Map._is_valid, yv.List._is_valid):
-        return None
-    low, high = 0, sys.maxsize
-    for constraint in validator._constraints_inst:
-        if not constraint.is_active:
-            continue
-        if type(constraint) is yv.constraints.LengthMin:
-            low = constraint.min
-        elif type(constraint) is yv.constraints.LengthMax:
-            high = constraint.max
-        else:
-            return None
-    return low, high
 
 
 def _items(data: Any) -> Any:
