@@ -81,8 +81,7 @@ def _read(text: str, track: bool) -> tuple[Any, dict[str, int]]:
 
 def test_both_reader_loops_count_what_an_alias_expands_to() -> None:
     """The sizes that bound alias expansion (MAX_ALIAS_NODES) are the same
-    whichever loop read the file, including lists the untracked one reads
-    without a frame."""
+    whichever loop read the file."""
     data, sizes = _read(SIZED, track=False)
     assert (data, sizes) == _read(SIZED, track=True)
     assert sizes["a"] == 4 and sizes["b"] == 1 and sizes["s"] == 1

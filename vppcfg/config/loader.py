@@ -278,8 +278,7 @@ def _feed_untracked(parser: Any, builder: _Builder) -> None:
     """_feed_all's loop while positions are not tracked (every file, at first):
     the usual events (a plain scalar, the end of a map or list, one opened in
     a list or as a map's value) are handled here, with feed()'s steps and
-    without its calls (a tenth of reading a large file), a list's plain
-    scalars by _open_list; feed() takes the rest."""
+    without its calls (a tenth of reading a large file); feed() takes the rest."""
     next_event, feed, scalar = parser.get_event, builder.feed, builder._scalar
     stack, plain, first, new_frame = builder.stack, builder.plain, _IMPLICIT_FIRST, _Frame
     # stack[-1] (None at the root), kept in step with the stack: most events read it
@@ -319,9 +318,6 @@ def _feed_untracked(parser: Any, builder: _Builder) -> None:
             and len(stack) < MAX_DEPTH  # in a list or as a map's value (not a key, nor a merge)
             and not (frame.is_map and (not frame.have_key or frame.key == _MERGE))
         ):
-            if kind is _SEQ_START and not event.anchor:
-                event, frame = _open_list(next_event, builder, frame)
-                continue
             value = {} if kind is _MAP_START else []
             stack.append(new_frame(value, (), event.anchor))
         else:
@@ -342,31 +338,6 @@ def _feed_untracked(parser: Any, builder: _Builder) -> None:
         else:
             frame = stack[-1]
         event = next_event()
-
-
-def _open_list(next_event: Any, builder: _Builder, frame: _Frame) -> tuple[Any, _Frame]:
-    """A list opened as a value in _feed_untracked, with the plain scalars it
-    starts with: most lists hold only those (addresses, interface names) and
-    then need no frame. The event to handle next, and the top frame."""
-    items: list[Any] = []
-    builder._put(frame, items, 0)
-    plain, scalar, first = builder.plain, builder._scalar, _IMPLICIT_FIRST
-    event = next_event()
-    while type(event) is _SCALAR_EVENT and event.tag is None and not event.anchor:
-        value = event.value  # (_feed_untracked's steps for a plain scalar)
-        if event.implicit[0] and (not value or value[0] in first) and "/" not in value:
-            value = plain.get(value, _MISSING)
-            if value is _MISSING:
-                value = scalar(event)
-        items.append(value)
-        event = next_event()
-    if type(event) is _SEQ_END:  # the whole list
-        frame.size += 1 + len(items)
-        return next_event(), frame
-    inner = _Frame(items, (), None)  # something else: the list is built as usual from here
-    inner.size += len(items)
-    builder.stack.append(inner)
-    return event, inner
 
 
 def _pos(mark: Any) -> tuple[int, int]:
