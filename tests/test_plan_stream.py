@@ -21,10 +21,10 @@ from tests.walk import walk
 from vppcfg.commands.plan import fresh_dataplane
 from vppcfg.config import loader
 from vppcfg.model import Dataplane, FrozenDict, phy_at_defaults
-from vppcfg.objects import interface, render_cli, render_cli_chunks
+from vppcfg.objects import descriptor, interface, render_cli, render_cli_chunks
 from vppcfg.objects.base import NodeContext
-from vppcfg.ops import Operation
-from vppcfg.planner import plan, plan_graph, plan_stream, summary
+from vppcfg.ops import CreateRun, Operation
+from vppcfg.planner import plan, plan_graph, plan_runs, plan_stream, summary
 
 ROOT = Path(__file__).resolve().parents[1]
 PHYS = [f"GigabitEthernet3/0/{i}" for i in range(6)]
@@ -48,11 +48,51 @@ def pairs(seeds: range, steps: int = 6) -> Iterator[tuple[Dataplane, Dataplane]]
             yield Dataplane(), live_of(model)
 
 
+def expanded(items: Iterator[Operation | CreateRun]) -> Iterator[Operation]:
+    """The operations of a stream with runs, each run's as its type's descriptor makes them."""
+    for item in items:
+        if isinstance(item, CreateRun):
+            value = descriptor(item.obj).value
+            for key, source in zip(item.keys, item.sources, strict=True):
+                yield Operation(item.obj, "create", key, FrozenDict(value(source)))
+        else:
+            yield item
+
+
+def runs_agree(desired: Dataplane, live: Dataplane, ops: list[Operation]) -> int:
+    """The stream with runs holds the plan's operations, and its CLI (in
+    pieces) and counts are the plan's; the number of runs in it."""
+    items = list(plan_runs(desired, live))
+    assert list(expanded(iter(items))) == ops
+    counts = {"create": 0, "update": 0, "delete": 0}
+    indexes = {name: i for i, name in enumerate(live.acls)}  # the ACLs VPP holds
+    deferred: list[str] = []
+    text = "".join(render_cli_chunks(iter(items), indexes, deferred, counts))
+    assert (text, deferred) == (render_cli(ops, indexes, expected := []), expected)
+    assert counts == summary(ops)
+    return sum(isinstance(item, CreateRun) for item in items)
+
+
 def test_streamed_plan_is_the_plan() -> None:
+    runs = 0
     for desired, live in pairs(range(1, 5)):
         ops = plan(desired, live)
         assert list(plan_stream(desired, live)) == ops
         assert plan_graph(desired, live)[0] == ops
+        runs += runs_agree(desired, live, ops)
+    assert runs
+
+
+def test_runs_are_cut_at_their_length_and_around_recreates(monkeypatch) -> None:
+    """Runs of a few creates: cut where full, and where a create that is not
+    plain (recreated, with its reason) comes between plain ones."""
+    monkeypatch.setattr(planner, "RUN_LENGTH", 3)
+    runs = recreated = 0
+    for desired, live in pairs(range(5, 9)):
+        ops = plan(desired, live)
+        runs += runs_agree(desired, live, ops)
+        recreated += sum(op.action == "create" and bool(op.reason) for op in ops)
+    assert runs and recreated
 
 
 def test_order_of_ties_is_the_heap_order_when_found() -> None:
@@ -92,6 +132,7 @@ def test_cli_in_pieces_joins_to_the_cli() -> None:
     assert len(pieces) > 1 and all(piece.endswith("\n") for piece in pieces)
     assert "".join(pieces) == render_cli(ops)
     assert counts == summary(ops)
+    assert runs_agree(desired, live, ops) > 1
     assert render_cli_chunks([]) == [] and render_cli([]) == ""
 
 
@@ -123,6 +164,7 @@ def test_a_key_listed_twice_keeps_its_first_place_and_its_last_node(monkeypatch)
         monkeypatch.setattr(planner, "DESCRIPTORS", odd)
         ops = plan(desired, live)
         assert plan_graph(desired, live)[0] == ops
+        runs_agree(desired, live, ops)  # an lcp node made by `mac`: not in a run
         monkeypatch.undo()
         assert by_key(ops) == by_key(expected)  # the same operations: the last nodes'
         assert lcp_hosts(ops) == lcp_hosts(expected)  # in the same order among lcp creates

@@ -39,6 +39,19 @@ class Operation(NamedTuple):
         }
 
 
+class CreateRun(NamedTuple):
+    """Plain creates of one object type that follow each other in a plan, as
+    the planner listed them (see Descriptor.columns): each one is the
+    Operation(obj, "create", key, value(source)) of its descriptor. Most of a
+    large plan is such runs, and its CLI is written a run at a time
+    (Descriptor.created_lines), without an Operation per node."""
+
+    obj: str
+    keys: list[str]
+    sources: list[Any]
+    action: str = "create"
+
+
 def _plain(value: Any) -> Any:
     """JSON-friendly copy of operation parameters."""
     if isinstance(value, FrozenDict | dict):

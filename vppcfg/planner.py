@@ -43,7 +43,7 @@ from vppcfg.model import (
 )
 from vppcfg.objects import DESCRIPTORS, descriptor
 from vppcfg.objects.base import Claim, Columns, Descriptor, Listed, Node, NodeContext, ikey
-from vppcfg.ops import Operation
+from vppcfg.ops import CreateRun, Operation
 
 ACTION_RANK = {"delete": 0, "update": 1, "create": 2}
 # What is planned for a desired node (PlanState.act): its position is the
@@ -686,21 +686,29 @@ def _hidden_types() -> frozenset[str]:
     return frozenset(desc.obj for desc in DESCRIPTORS if desc.virtual)
 
 
-def _emit(state: PlanState, order: Iterable[int],
-          emitted: list[int] | None = None) -> Iterator[Operation]:
+def _emit(state: PlanState, order: Iterable[int], emitted: list[int] | None = None,
+          runs: bool = False) -> Iterator[Operation | CreateRun]:
     """The ordered operations minus virtual, implicit and no-op ones, each made
     as it is handed out; `emitted` gets their numbers. The state lets go of a
     node's source and key once its operation is out: a large plan is written
-    as it goes."""
+    as it goes. `runs`: plain creates of the types that write their CLI a run
+    at a time come as CreateRuns (only with the ties' order: see TiesOrder)."""
     if isinstance(order, TiesOrder):
         return chain(_emit_numbers(state, order.first, emitted),
-                     _emit_creates(state, order.creates, emitted))
+                     _emit_creates(state, order.creates, emitted, runs))
     return _emit_numbers(state, order, emitted)
 
 
 def _noops() -> dict[str, Descriptor]:
     """The descriptors that override noop() (the others never skip anything)."""
     return {d.obj: d for d in DESCRIPTORS if type(d).noop is not Descriptor.noop}
+
+
+def _run_types() -> frozenset[str]:
+    """The types whose plain creates make CreateRuns: they write a create's CLI
+    from its value alone (Descriptor.created_lines) and never skip one."""
+    return frozenset(d.obj for d in DESCRIPTORS if type(d).noop is Descriptor.noop
+                     and type(d).created_lines is not Descriptor.created_lines)
 
 
 def _emit_numbers(state: PlanState, order: Iterable[int],
@@ -722,20 +730,28 @@ def _emit_numbers(state: PlanState, order: Iterable[int],
             yield op
 
 
-def _emit_creates(state: PlanState, creates: bytes,
-                  emitted: list[int] | None) -> Iterator[Operation]:
+RUN_LENGTH = 4096  # creates per CreateRun (its CLI is written, and let go, at once)
+
+
+def _emit_creates(state: PlanState, creates: bytes, emitted: list[int] | None,
+                  runs: bool) -> Iterator[Operation | CreateRun]:
     """The creates in position order, a descriptor's at a time: they are most
-    of a large plan, so a plain one is made inline."""
+    of a large plan, so a plain one is made inline, or handed out in a run."""
     hidden, noops, deleted = _hidden_types(), _noops(), state.deleted
+    run_types = _run_types() if runs else frozenset()
     d = state.desired
-    # creates not made inline: refined, or live too
+    # creates not made inline: refined, or made by another type's descriptor
     special = state.params.keys() | d.makers.keys()
     sources, keys, adopt = d.sources, state.keys, FrozenDict.adopt
     for desc, start, end in d.spans:
         obj, make, noop = desc.obj, desc.value, noops.get(desc.obj)
         if obj in hidden:
             continue
-        for number in compress(range(start, end), creates[start:end]):
+        numbers = compress(range(start, end), creates[start:end])
+        if obj in run_types:
+            yield from _create_runs(state, obj, numbers, special, emitted)
+            continue
+        for number in numbers:
             if number in special:
                 op = state.operation(number)
             else:
@@ -748,6 +764,39 @@ def _emit_creates(state: PlanState, creates: bytes,
                 if emitted is not None:
                     emitted.append(number)
                 yield op
+
+
+def _create_runs(state: PlanState, obj: str, numbers: Iterable[int], special: set[int],
+                 emitted: list[int] | None) -> Iterator[Operation | CreateRun]:
+    """One type's creates (`numbers`, in order) as CreateRuns of the plain ones
+    between the Operations of the others: special, or recreated (with a reason)."""
+    sources, keys, deleted = state.desired.sources, state.keys, state.deleted
+    run: list[int] = []
+
+    def cut() -> CreateRun:
+        out = CreateRun(obj, [keys[n] for n in run], [sources[n] for n in run])
+        for number in run:
+            sources[number] = keys[number] = None
+        if emitted is not None:
+            emitted.extend(run)
+        run.clear()
+        return out
+
+    for number in numbers:
+        if number in special or (deleted and keys[number] in deleted):
+            if run:
+                yield cut()
+            op = state.operation(number)
+            sources[number] = keys[number] = None
+            if emitted is not None:
+                emitted.append(number)
+            yield op
+        else:
+            run.append(number)
+            if len(run) == RUN_LENGTH:
+                yield cut()
+    if run:
+        yield cut()
 
 
 def plan(desired: Dataplane, live: Dataplane) -> list[Operation]:
@@ -763,7 +812,16 @@ def plan_stream(desired: Dataplane, live: Dataplane) -> Iterator[Operation]:
     (vppcfg.gcpause) while it runs."""
     state, order = _plan(desired, live)
     state.shed()
-    return _emit(state, order)
+    return _emit(state, order)  # type: ignore[return-value]  # no runs: Operations only
+
+
+def plan_runs(desired: Dataplane, live: Dataplane) -> Iterator[Operation | CreateRun]:
+    """plan_stream, with the plain creates of the types that write their CLI a
+    run at a time (Descriptor.created_lines) handed out as CreateRuns: what
+    objects.render_cli_chunks takes, for a large plan's text."""
+    state, order = _plan(desired, live)
+    state.shed()
+    return _emit(state, order, runs=True)
 
 
 def plan_graph(desired: Dataplane, live: Dataplane) -> tuple[list[Operation],
@@ -775,7 +833,7 @@ def plan_graph(desired: Dataplane, live: Dataplane) -> tuple[list[Operation],
         state, order = _plan(desired, live)
         state.shed(edges=False)  # _predecessors follows them
         emitted: list[int] = []
-        ops = list(_emit(state, order, emitted))
+        ops: list[Operation] = list(_emit(state, order, emitted))  # type: ignore[arg-type]
         return ops, _predecessors(state, emitted)
 
 

@@ -234,13 +234,12 @@ def _made(args: argparse.Namespace, desired: Dataplane, live: Dataplane, offer: 
     needs whole is rendered as the planner hands the operations out, so the
     operations and their text are never all in memory at once."""
     from vppcfg.objects import render_cli_chunks
-    from vppcfg.planner import plan, plan_stream
+    from vppcfg.planner import plan, plan_runs, plan_stream
 
     if offer is None:
-        stream = plan_stream(desired, live)
         if args.format == "json":
-            return _json_chunks(stream, [], warnings, counts), []
-        return render_cli_chunks(stream, acl_indexes, deferred, counts), []
+            return _json_chunks(plan_stream(desired, live), [], warnings, counts), []
+        return render_cli_chunks(plan_runs(desired, live), acl_indexes, deferred, counts), []
     ops = plan(desired, live)
     findings = preflight_warnings(ops, offer, args.config, desired, text=args.config_text)
     if args.format == "json":

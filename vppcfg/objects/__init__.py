@@ -3,11 +3,12 @@ two entry points the commands use: render_cli (plan) and execute (apply)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from itertools import chain
 
 from vppcfg.objects import acl, address, bond, bridge, interface, l2xc, lcp, mpls, sflow, tap, vxlan
 from vppcfg.objects.base import Descriptor, RenderContext, RenderError, comment_text
-from vppcfg.ops import Operation, VppContext
+from vppcfg.ops import CreateRun, Operation, VppContext
 
 # Registry order is only the tie-break among operations that are ready at the
 # same time (it groups the output; deletes go in its reverse); correctness
@@ -74,18 +75,20 @@ def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None =
 CHUNK_LINES = 4096  # lines per piece of render_cli_chunks' text
 
 
-def render_cli_chunks(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None = None,
+def render_cli_chunks(ops: Iterable[Operation | CreateRun],
+                      acl_indexes: Mapping[str, int] | None = None,
                       deferred: list[str] | None = None,
                       counts: dict[str, int] | None = None) -> list[str]:
     """render_cli's text in pieces of about CHUNK_LINES lines, which join to it:
     a large plan's lines are joined as they come instead of all held at once,
-    and ``ops`` may be a stream (each operation is let go once rendered).
+    and ``ops`` may be a stream (each operation is let go once rendered),
+    with runs of creates (planner.plan_runs).
     ``counts`` (by action) gets the number of operations rendered."""
     rc = RenderContext(dict(acl_indexes or {}))
     chunks: list[str] = []
     lines: list[str] = []
     action = obj = ""  # the group of operations being written
-    render: Callable[[Operation, RenderContext], list[str]]  # the group's (set by its first)
+    desc: Descriptor  # the group's (set by its first)
     seen = 0  # operations of the group (counted once per group)
     for op in ops:
         if op.obj != obj or op.action != action:
@@ -93,12 +96,17 @@ def render_cli_chunks(ops: Iterable[Operation], acl_indexes: Mapping[str, int] |
                 counts[action] += seen
             seen = 0
             action, obj = op.action, op.obj
-            render = descriptor(obj).render  # the same for the whole group
+            desc = descriptor(obj)  # the same for the whole group
+            render = desc.render
             lines.append(f"comment {{ {action} {obj} }}")
-        seen += 1
-        if op.reason and action == "delete":  # a recreate's create repeats it
-            lines.append(f"comment {{ {comment_text(op.key + ': ' + op.reason)} }}")
-        lines += render(op, rc)
+        if type(op) is CreateRun:
+            seen += len(op.sources)
+            lines += chain.from_iterable(map(desc.created_lines, map(desc.value, op.sources)))
+        else:
+            seen += 1
+            if op.reason and action == "delete":  # a recreate's create repeats it
+                lines.append(f"comment {{ {comment_text(op.key + ': ' + op.reason)} }}")
+            lines += render(op, rc)
         if len(lines) >= CHUNK_LINES:
             chunks.append("\n".join(lines) + "\n")
             lines = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from vppcfg.model import Dataplane
@@ -66,9 +66,13 @@ class Address(Descriptor):
                 Claim(f"role:{node.value['name']}", "l3"))
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
-        verb = "del " if op.action == "delete" else ""
-        return [f"set interface ip address {verb}{token(op.params['name'])} "
-                f"{token(op.params['prefix'])}"]
+        if op.action == "delete":
+            return [f"set interface ip address del {token(op.params['name'])} "
+                    f"{token(op.params['prefix'])}"]
+        return self.created_lines(op.params)
+
+    def created_lines(self, params: Mapping[str, Any]) -> list[str]:
+        return [f"set interface ip address {token(params['name'])} {token(params['prefix'])}"]
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
         ctx.call("sw_interface_add_del_address", sw_if_index=ctx.sw_if_index(op.params["name"]),

@@ -11,7 +11,7 @@ a Dataplane, says which value changes are made in place and which need delete
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from itertools import repeat
 from typing import Any, Protocol
@@ -228,6 +228,12 @@ class Descriptor:
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
         return []
+
+    def created_lines(self, params: Mapping[str, Any]) -> list[str]:
+        """The CLI of a create with these parameters, for a type whose render()
+        writes every create so. The plain creates of a type that overrides it
+        are written a run at a time (ops.CreateRun), each from its value."""
+        raise NotImplementedError
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
         return None

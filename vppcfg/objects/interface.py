@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from vppcfg.model import Dataplane, Encapsulation, FrozenDict, Interface, InterfaceKind
@@ -213,9 +213,11 @@ class SubInterface(Descriptor):
         return "encapsulation changed: sub-interface is recreated"
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
-        p = op.params
         if op.action == "delete":
-            return [f"delete sub-interface {token(p['name'])}"]
+            return [f"delete sub-interface {token(op.params['name'])}"]
+        return self.created_lines(op.params)
+
+    def created_lines(self, p: Mapping[str, Any]) -> list[str]:
         outer = f"dot1ad {int(p['dot1ad'])}" if p["dot1ad"] else f"dot1q {int(p['dot1q'])}"
         inner = f" inner-dot1q {int(p['inner_dot1q'])}" if p["inner_dot1q"] else ""
         exact = " exact-match" if p["exact_match"] else ""
@@ -271,10 +273,13 @@ class Mtu(Descriptor):
         return _setting_claims(node)
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
-        name, mtu = token(op.params["name"]), int(op.params["value"])
-        lines = [f"set interface mtu {mtu} {name}"] if op.params["hw"] else []
+        return self.created_lines(op.params)  # an update sets it the same way
+
+    def created_lines(self, p: Mapping[str, Any]) -> list[str]:
+        name, mtu = token(p["name"]), int(p["value"])
+        lines = [f"set interface mtu {mtu} {name}"] if p["hw"] else []
         lines.append(f"set interface mtu packet {mtu} {name}")
-        resubs = op.params.get("resubs")
+        resubs = p.get("resubs")
         for sub, sub_mtu in sorted(resubs.items()) if resubs else ():
             lines.append(f"set interface mtu packet {int(sub_mtu)} {token(sub)}")
         return lines

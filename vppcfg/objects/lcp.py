@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from vppcfg.model import Dataplane, Interface
@@ -68,10 +69,12 @@ class Lcp(Descriptor):
         return "host name changed: lcp pair is recreated"
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
-        name = token(op.params["name"])
         if op.action == "delete":
-            return [f"lcp delete {name}"]
-        return [f"lcp create {name} host-if {token(op.params['host'])}"]
+            return [f"lcp delete {token(op.params['name'])}"]
+        return self.created_lines(op.params)
+
+    def created_lines(self, params: Mapping[str, Any]) -> list[str]:
+        return [f"lcp create {token(params['name'])} host-if {token(params['host'])}"]
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
         args = dict(is_add=op.action == "create", sw_if_index=ctx.sw_if_index(op.params["name"]),
