@@ -51,6 +51,11 @@ class Context:
         for bond in self.dp.bonds.values():
             for member in bond.members:
                 self.bond_of.setdefault(member, bond.name)
+        # is_l2's answers in one set: bridge members, l2xc targets and sources
+        # (the interface rules ask for every interface: one lookup, not three)
+        self.l2_names: set[str] = {*self.bridge_of, *self.xc_targets}
+        for sources in self.xc_targets.values():
+            self.l2_names.update(sources)
 
     @cached_property
     def single_tagged(self) -> dict[tuple[str, int, int], Interface]:
@@ -64,8 +69,8 @@ class Context:
         return found
 
     def is_l2(self, name: str) -> bool:
-        iface = self.ifaces.get(name)
-        return name in self.bridge_of or name in self.xc_targets or bool(iface and iface.l2xc)
+        """A bridge member, an l2xc source or an l2xc target."""
+        return name in self.l2_names
 
     def path(self, key: str, *fields: Any) -> Path:
         return (*self.where.get(key, ()), *fields)
