@@ -33,6 +33,28 @@ def test_exit_code_is_the_worst_of_all_files(capsys: pytest.CaptureFixture[str])
     assert "no such file" in capsys.readouterr().err
 
 
+def test_the_collector_waits_until_each_files_model_is_let_go(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Checking makes many objects and no cycles: the collector is paused while
+    the files are checked (each model freed before it runs again) and back after."""
+    import gc
+
+    from vppcfg.commands import check
+
+    during: list[bool] = []
+    real = check._check
+
+    def watched(*args: object) -> dict:
+        during.append(gc.isenabled())
+        return real(*args)
+
+    monkeypatch.setattr(check, "_check", watched)
+    assert gc.isenabled()
+    assert main(["check", *EXAMPLES[:2]]) == 0
+    assert during == [False, False] and gc.isenabled()
+    capsys.readouterr()
+
+
 def test_no_file_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check"]) == 2
     assert "give a config file" in capsys.readouterr().err

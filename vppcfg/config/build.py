@@ -234,17 +234,18 @@ def _with_common(
     return new_interface(
         name,
         kind,
-        get("description", ""),
+        get("description", ""),  # description
         mac,
-        get("mtu", mtu),
-        get("state", "up"),
-        get("lcp"),
-        values.canonical(name, addresses) if addresses else (),
-        get("unnumbered"),
-        get("l2xc"),
-        get("mpls", False),
+        get("mtu", mtu),  # mtu
+        get("state", "up"),  # state
+        get("lcp"),  # lcp
+        values.canonical(name, addresses) if addresses else (),  # addresses
+        get("unnumbered"),  # unnumbered
+        get("l2xc"),  # l2xc
+        get("mpls", False),  # mpls
         sflow,
-        InterfaceAcls(_names(acls.get("input")), _names(acls.get("output"))) if acls else NO_ACLS,
+        InterfaceAcls(_names(acls.get("input")), _names(acls.get("output")))  # acls
+        if acls else NO_ACLS,
         device_type,
         parent,
         sub_id,
