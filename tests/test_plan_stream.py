@@ -95,9 +95,24 @@ def test_runs_are_cut_at_their_length_and_around_recreates(monkeypatch) -> None:
     assert runs and recreated
 
 
-def test_order_of_ties_is_the_heap_order_when_found() -> None:
+class _ChildrenFirst(interface.State):
+    """State's column with the interfaces in reverse order: a sub-interface's
+    state, which needs its parent's, is listed before it in the same column."""
+
+    def columns(self, dp: Dataplane, ctx: NodeContext) -> planner.Columns:
+        c = super().columns(dp, ctx)
+        return planner.Columns(c.keys[::-1], c.sources[::-1], tuple(d[::-1] for d in c.deps),
+                               c.owners[::-1], c.holders[::-1] if c.holders else None)
+
+
+@pytest.mark.parametrize("children_first", [False, True])
+def test_order_of_ties_is_the_heap_order_when_found(monkeypatch, children_first: bool) -> None:
     """Where sorting by tie-break key already follows every edge (most plans),
-    the planner skips the heap: both give the same order."""
+    the planner skips the heap: both give the same order, also when a column
+    lists a node before one it needs."""
+    if children_first:
+        monkeypatch.setattr(planner, "DESCRIPTORS", tuple(
+            _ChildrenFirst() if d.obj == "state" else d for d in planner.DESCRIPTORS))
     found = 0
     for desired, live in pairs(range(1, 9)):
         alone = planner._left_alone(desired, live)

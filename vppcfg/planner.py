@@ -30,7 +30,7 @@ from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from itertools import chain, compress, count, repeat
-from operator import eq, is_not, not_
+from operator import ge, is_not, not_
 from typing import Any
 
 from vppcfg.gcpause import gc_paused
@@ -583,15 +583,17 @@ def _order_of_ties(state: PlanState) -> TiesOrder | None:
     """The planned operations by tie-break key, if every edge goes forward in
     that order, else None. Deletes and updates are sorted (by rank, then as
     listed); creates in position order are already, with positions in registry
-    order, and an edge listed before its node is forward between two creates.
-    So only the other edges are looked at: few, unless many deletes or
-    updates are planned."""
+    order, and an edge listed with its node goes forward between two creates
+    when it comes from an earlier position (nearly always: a dep listed before
+    its node; in its own column a dep can be later, or the node itself). So
+    besides that test only the other edges are looked at: few, unless many
+    deletes or updates are planned."""
     d = state.desired
     if not d.in_registry_order:
         return None
-    if state.listed_edges and any(map(eq, d.before[:state.listed_edges],
+    if state.listed_edges and any(map(ge, d.before[:state.listed_edges],
                                       d.after[:state.listed_edges])):
-        return None  # a node that needs itself: the heap says so
+        return None  # not forward (or a node that needs itself): the heap sorts them
     rank = _ranks(1)
     obj_of = state.obj_of
     deletes = sorted(state.delete_numbers.values(), key=lambda n: rank["delete", obj_of(n)])
