@@ -9,6 +9,7 @@ consecutive configs that delete, update and recreate.
 
 from __future__ import annotations
 
+import random
 import sys
 from collections.abc import Iterator
 from dataclasses import replace
@@ -20,9 +21,9 @@ import vppcfg.planner as planner
 from tests.walk import walk
 from vppcfg.commands.plan import fresh_dataplane
 from vppcfg.config import loader
-from vppcfg.model import Dataplane, FrozenDict, phy_at_defaults
-from vppcfg.objects import descriptor, interface, render_cli, render_cli_chunks
-from vppcfg.objects.base import NodeContext
+from vppcfg.model import Dataplane, FrozenDict, InterfaceKind, phy_at_defaults
+from vppcfg.objects import RenderError, descriptor, interface, render_cli, render_cli_chunks
+from vppcfg.objects.base import NodeContext, token, tokens
 from vppcfg.ops import CreateRun, Operation
 from vppcfg.planner import plan, plan_graph, plan_runs, plan_stream, summary
 
@@ -93,6 +94,58 @@ def test_runs_are_cut_at_their_length_and_around_recreates(monkeypatch) -> None:
         runs += runs_agree(desired, live, ops)
         recreated += sum(op.action == "create" and bool(op.reason) for op in ops)
     assert runs and recreated
+
+
+def test_a_run_writes_what_its_creates_would() -> None:
+    """Each run type's created_run (columns at once) is created_lines of each
+    source's value, PHYs (an MTU's hardware line) and every walk step included."""
+    types = [descriptor(obj) for obj in sorted(planner._run_types())]
+    assert {d.obj for d in types} >= {"sub-interface", "mtu", "lcp", "address"}
+    written = 0
+    for desired, _ in pairs(range(1, 4)):
+        ctx = NodeContext(desired)
+        for desc in types:
+            sources = desc.columns(desired, ctx).sources
+            expected = [line for source in sources
+                        for line in desc.created_lines(desc.value(source))]
+            assert desc.created_run(sources) == expected
+            written += len(expected)
+    assert written
+
+
+TOKENS = ["Gi0/0/0.10", "e0", "10.0.0.1/24", "2001:db8::1/64", "x" * 80, "ünï", "a\u200bb",
+          "", "loop 0", "a;b", "x{y", "y}", "lo\top", "a\nb", "\x7f", "a\u00a0b", "\u3000", 7]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_tokens_are_refused_exactly_as_one_by_one(seed: int) -> None:
+    """tokens() checks a run's values at once: it gives what token() gives
+    each, and refuses a list exactly when token() refuses one of its values."""
+    rng = random.Random(seed)
+    values = [rng.choice(TOKENS[:7]) for _ in range(rng.randint(1, 30))]
+    if seed % 2:
+        values[rng.randrange(len(values))] = rng.choice(TOKENS[7:])
+    try:
+        one_by_one = [token(v) for v in values]
+    except RenderError:
+        with pytest.raises(RenderError):
+            tokens(values)
+    else:
+        assert list(tokens(values)) == one_by_one
+
+
+@pytest.mark.parametrize("bad", ["e 0", "e0;reboot", "e0\nshow", "x{y}", "e0\tx"])
+def test_an_unsafe_name_in_a_run_cannot_reach_the_cli(bad: str) -> None:
+    """A host name among a run of lcp creates is refused, as one alone is."""
+    parent = phy_at_defaults(PHYS[0])
+    subs = [replace(parent, name=f"{parent.name}.{i}", kind=InterfaceKind.SUB, parent=parent.name,
+                    sub_id=i, lcp=f"e0.{i}") for i in range(1, 9)]
+    subs[4] = replace(subs[4], lcp=bad)
+    desired = Dataplane(interfaces=FrozenDict({i.name: i for i in [parent, *subs]}))
+    items = list(plan_runs(desired, live_of(Dataplane())))
+    assert any(isinstance(item, CreateRun) and item.obj == "lcp" for item in items)
+    with pytest.raises(RenderError, match="unsafe CLI token"):
+        render_cli_chunks(iter(items))
 
 
 class _ChildrenFirst(interface.State):

@@ -4,7 +4,6 @@ two entry points the commands use: render_cli (plan) and execute (apply)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from itertools import chain
 
 from vppcfg.objects import acl, address, bond, bridge, interface, l2xc, lcp, mpls, sflow, tap, vxlan
 from vppcfg.objects.base import Descriptor, RenderContext, RenderError, comment_text
@@ -101,7 +100,7 @@ def render_cli_chunks(ops: Iterable[Operation | CreateRun],
             lines.append(f"comment {{ {action} {obj} }}")
         if type(op) is CreateRun:
             seen += len(op.sources)
-            lines += chain.from_iterable(map(desc.created_lines, map(desc.value, op.sources)))
+            lines += desc.created_run(op.sources)
         else:
             seen += 1
             if op.reason and action == "delete":  # a recreate's create repeats it

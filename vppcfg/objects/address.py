@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from vppcfg.model import Dataplane
@@ -17,11 +17,18 @@ from vppcfg.objects.base import (
     fd,
     ikey,
     token,
+    tokens,
 )
 from vppcfg.objects.needs import EVERY_INTERFACE, Dump, Uses
 from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
 from vppcfg.vpp_numbers import ADDRESS_IN_USE, IP6_ADDRESS_IN_USE
+
+
+def _added(names: Sequence[str], prefixes: Sequence[str]) -> list[str]:
+    """The commands that give each interface names[i] the address prefixes[i]."""
+    return [f"set interface ip address {name} {prefix}"
+            for name, prefix in zip(tokens(names), tokens(prefixes), strict=True)]
 
 
 class Address(Descriptor):
@@ -72,7 +79,13 @@ class Address(Descriptor):
         return self.created_lines(op.params)
 
     def created_lines(self, params: Mapping[str, Any]) -> list[str]:
-        return [f"set interface ip address {token(params['name'])} {token(params['prefix'])}"]
+        return _added((params["name"],), (params["prefix"],))
+
+    def created_run(self, sources: list[tuple[str, str]]) -> list[str]:
+        if not sources:
+            return []
+        names, prefixes = zip(*sources, strict=True)
+        return _added(names, prefixes)
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
         ctx.call("sw_interface_add_del_address", sw_if_index=ctx.sw_if_index(op.params["name"]),

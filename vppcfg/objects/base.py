@@ -11,9 +11,9 @@ a Dataplane, says which value changes are made in place and which need delete
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import chain, repeat
 from typing import Any, Protocol
 
 from vppcfg.model import Dataplane, FrozenDict, Interface
@@ -41,6 +41,21 @@ def token(value: object) -> str:
     if not text or _UNSAFE_TOKEN(text):
         raise RenderError(f"refusing to render unsafe CLI token {text!r}")
     return text
+
+
+def tokens(values: Sequence[str]) -> Sequence[str]:
+    """token() of many values (a run's thousands of names): one check of
+    their text joined by spaces, and a value at a time only when that fails
+    (token() then says which one is unsafe)."""
+    try:
+        text = " ".join(values)
+    except TypeError:  # not all text
+        return [token(value) for value in values]
+    # token()'s test, with exactly the joining spaces and no empty value
+    if (text.isprintable() and text.count(" ") == len(values) - 1 and all(values)
+            and "{" not in text and "}" not in text and ";" not in text):
+        return values
+    return [token(value) for value in values]
 
 
 def comment_text(text: str) -> str:
@@ -232,8 +247,15 @@ class Descriptor:
     def created_lines(self, params: Mapping[str, Any]) -> list[str]:
         """The CLI of a create with these parameters, for a type whose render()
         writes every create so. The plain creates of a type that overrides it
-        are written a run at a time (ops.CreateRun), each from its value."""
+        are written a run at a time (ops.CreateRun): see created_run."""
         raise NotImplementedError
+
+    def created_run(self, sources: list[Any]) -> list[str]:
+        """The CLI of a run of plain creates, listed with these sources: each
+        one's created_lines(value(source)), in order. A type may write them
+        all at once (f-strings over columns, checked by tokens()): a large
+        plan is mostly runs."""
+        return list(chain.from_iterable(map(self.created_lines, map(self.value, sources))))
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
         return None

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain, repeat
 from typing import Any
 
 from vppcfg.model import Dataplane, Encapsulation, FrozenDict, Interface, InterfaceKind
@@ -21,6 +22,7 @@ from vppcfg.objects.base import (
     field_of,
     ikey,
     token,
+    tokens,
 )
 from vppcfg.objects.needs import CREATE, DELETE, EVERY_INTERFACE, TAG, Dump, Uses
 from vppcfg.objects.reading import RawDump, Reading
@@ -52,7 +54,12 @@ def tag_created(ctx: VppContext, name: str, sw_if_index: int) -> None:
 
 
 def tag_cli(name: str) -> str:
-    return f"set interface tag {token(name)} {OWNER_TAG}"
+    return tag_lines((name,))[0]
+
+
+def tag_lines(names: Sequence[str]) -> list[str]:
+    """The commands that mark these new interfaces as vppcfg's."""
+    return [f"set interface tag {name} {OWNER_TAG}" for name in tokens(names)]
 
 
 class Phy(Descriptor):
@@ -218,13 +225,10 @@ class SubInterface(Descriptor):
         return self.created_lines(op.params)
 
     def created_lines(self, p: Mapping[str, Any]) -> list[str]:
-        outer = f"dot1ad {int(p['dot1ad'])}" if p["dot1ad"] else f"dot1q {int(p['dot1q'])}"
-        inner = f" inner-dot1q {int(p['inner_dot1q'])}" if p["inner_dot1q"] else ""
-        exact = " exact-match" if p["exact_match"] else ""
-        return [
-            f"create sub-interfaces {token(p['parent'])} {int(p['sub_id'])} {outer}{inner}{exact}",
-            tag_cli(p["name"]),
-        ]
+        return _created_subs((p,))
+
+    def created_run(self, sources: list[Interface]) -> list[str]:
+        return _created_subs(list(map(self.value, sources)))
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
         p = op.params
@@ -245,6 +249,18 @@ class SubInterface(Descriptor):
         tag_created(ctx, p["name"], field_of(reply, "sw_if_index"))
 
 
+def _created_subs(values: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The commands that create sub-interfaces with these values, and tag them."""
+    creates = []
+    for p, parent in zip(values, tokens([p["parent"] for p in values]), strict=True):
+        outer = f"dot1ad {int(p['dot1ad'])}" if p["dot1ad"] else f"dot1q {int(p['dot1q'])}"
+        inner = f" inner-dot1q {int(p['inner_dot1q'])}" if p["inner_dot1q"] else ""
+        exact = " exact-match" if p["exact_match"] else ""
+        creates.append(f"create sub-interfaces {parent} {int(p['sub_id'])} {outer}{inner}{exact}")
+    tags = tag_lines([p["name"] for p in values])
+    return list(chain.from_iterable(zip(creates, tags, strict=True)))
+
+
 def _setting(key: str, itf: Interface, name: str, value: object) -> Node:
     return Node(f"{key}/{name}", name, {"name": itf.name, "value": value}, (key,), key, key)
 
@@ -252,6 +268,16 @@ def _setting(key: str, itf: Interface, name: str, value: object) -> Node:
 def _setting_claims(node: Node) -> tuple[Claim, ...]:
     # Settings wait for the interface to leave a bond/bridge/xconnect.
     return (Claim(f"role:{node.value['name']}", "any"),)
+
+
+def _mtus_set(names: Sequence[str], mtus: Iterable[int], hws: Iterable[bool]) -> list[str]:
+    """The commands that set these interfaces' MTUs (and hardware MTU where hw)."""
+    lines = []
+    for name, mtu, hw in zip(tokens(names), map(int, mtus), hws, strict=False):
+        if hw:
+            lines.append(f"set interface mtu {mtu} {name}")
+        lines.append(f"set interface mtu packet {mtu} {name}")
+    return lines
 
 
 class Mtu(Descriptor):
@@ -276,13 +302,18 @@ class Mtu(Descriptor):
         return self.created_lines(op.params)  # an update sets it the same way
 
     def created_lines(self, p: Mapping[str, Any]) -> list[str]:
-        name, mtu = token(p["name"]), int(p["value"])
-        lines = [f"set interface mtu {mtu} {name}"] if p["hw"] else []
-        lines.append(f"set interface mtu packet {mtu} {name}")
+        lines = _mtus_set((p["name"],), (p["value"],), (p["hw"],))
         resubs = p.get("resubs")
-        for sub, sub_mtu in sorted(resubs.items()) if resubs else ():
-            lines.append(f"set interface mtu packet {int(sub_mtu)} {token(sub)}")
+        if resubs:
+            subs = sorted(resubs.items())
+            lines += _mtus_set([sub for sub, _ in subs], [mtu for _, mtu in subs],
+                               repeat(False))
         return lines
+
+    def created_run(self, sources: list[Interface]) -> list[str]:
+        phy = InterfaceKind.PHY  # value()'s fields as columns (no resubs: not refined)
+        return _mtus_set([itf.name for itf in sources], [itf.mtu for itf in sources],
+                         [itf.kind is phy for itf in sources])
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
         index = ctx.sw_if_index(op.params["name"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from vppcfg.model import Dataplane, Interface
@@ -15,6 +15,7 @@ from vppcfg.objects.base import (
     RenderContext,
     ikey,
     token,
+    tokens,
 )
 from vppcfg.objects.needs import LINUX_CP, Dump, Uses, pick
 from vppcfg.objects.reading import RawDump, Reading
@@ -25,6 +26,12 @@ HOST_TAP = 0
 # newest first: the executor sends the first one this VPP offers
 ADD_DEL = Uses(("lcp_itf_pair_add_del_v3", "lcp_itf_pair_add_del_v2", "lcp_itf_pair_add_del"),
                LINUX_CP)
+
+
+def _created(names: Sequence[str], hosts: Sequence[str]) -> list[str]:
+    """The commands that pair each interface names[i] with the host interface hosts[i]."""
+    return [f"lcp create {name} host-if {host}"
+            for name, host in zip(tokens(names), tokens(hosts), strict=True)]
 
 
 class Lcp(Descriptor):
@@ -74,7 +81,10 @@ class Lcp(Descriptor):
         return self.created_lines(op.params)
 
     def created_lines(self, params: Mapping[str, Any]) -> list[str]:
-        return [f"lcp create {token(params['name'])} host-if {token(params['host'])}"]
+        return _created((params["name"],), (params["host"],))
+
+    def created_run(self, sources: list[Interface]) -> list[str]:
+        return _created([itf.name for itf in sources], [itf.lcp for itf in sources])
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
         args = dict(is_add=op.action == "create", sw_if_index=ctx.sw_if_index(op.params["name"]),
