@@ -122,6 +122,10 @@ class Desired:
         self.sources += columns.sources
         for needed in columns.deps:
             found = list(map(index.get, needed))
+            if None not in found:  # each dep listed (most columns: the owner)
+                self.before.extend(found)
+                self.after.extend(at)
+                continue
             listed = list(map(is_not, found, repeat(None)))
             self.before.extend(compress(found, listed))
             self.after.extend(compress(at, listed))

@@ -56,7 +56,7 @@ class Address(Descriptor):
 
     def columns(self, dp: Dataplane, ctx: NodeContext) -> Columns:
         # the most numerous node of a large config
-        held = [(key, itf) for key, itf in ctx.keyed if itf.addresses]
+        held = list(ctx.having("addresses"))
         owners = [key for key, itf in held for _ in itf.addresses]
         keys = [f"{key}/address/{prefix}" for key, itf in held for prefix in itf.addresses]
         sources = [(itf.name, prefix) for _, itf in held for prefix in itf.addresses]
@@ -105,10 +105,9 @@ class Unnumbered(Descriptor):
                 reading.set(u["sw_if_index"], unnumbered=source)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for key, itf in ctx.keyed:
-            if itf.unnumbered:
-                yield Node(f"{key}/unnumbered", self.obj, fd(name=itf.name, use=itf.unnumbered),
-                           deps=(key, ikey(itf.unnumbered)), owner=key)
+        for key, itf in ctx.having("unnumbered"):
+            yield Node(f"{key}/unnumbered", self.obj, fd(name=itf.name, use=itf.unnumbered),
+                       deps=(key, ikey(itf.unnumbered)), owner=key)
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         return (Claim(f"role:{node.value['name']}", "l3"),)

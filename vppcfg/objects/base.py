@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from itertools import chain, repeat
+from itertools import chain, compress, repeat
+from operator import attrgetter, is_
 from typing import Any, Protocol
 
-from vppcfg.model import Dataplane, FrozenDict, Interface
+from vppcfg.model import Dataplane, FrozenDict, Interface, InterfaceKind
 from vppcfg.objects.needs import Dump, Uses
 from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
@@ -313,6 +314,18 @@ class NodeContext:
         # the same as two columns, for Descriptor.columns
         self.keys: list[str] = [key for key, _ in self.keyed]
         self.interfaces: list[Interface] = list(dp.interfaces.values())
+
+    # Most object types are on a few of a large config's interfaces: these
+    # pick them in C (a loop in Python over every interface took as long).
+
+    def having(self, field: str) -> Iterator[tuple[str, Interface]]:
+        """(key, interface) of the interfaces whose `field` is set (truthy)."""
+        return compress(self.keyed, map(attrgetter(field), self.interfaces))
+
+    def of_kind(self, kind: InterfaceKind) -> Iterator[tuple[str, Interface]]:
+        """(key, interface) of the interfaces of one kind."""
+        kinds = map(attrgetter("kind"), self.interfaces)
+        return compress(self.keyed, map(is_, kinds, repeat(kind)))
 
 
 def ikey(name: str) -> str:

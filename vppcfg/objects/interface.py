@@ -75,9 +75,8 @@ class Phy(Descriptor):
     virtual = True
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for key, itf in ctx.keyed:
-            if itf.kind is InterfaceKind.PHY:
-                yield Node(key, self.obj, fd(kind="phy"), owner=key)
+        for key, _ in ctx.of_kind(InterfaceKind.PHY):
+            yield Node(key, self.obj, fd(kind="phy"), owner=key)
 
     def read(self, raw: RawDump, reading: Reading) -> None:
         addresses = raw.keyed("addresses")
@@ -159,10 +158,9 @@ class Loopback(Descriptor):
             Uses(("delete_loopback",), actions=DELETE))
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for key, itf in ctx.keyed:
-            if itf.kind is InterfaceKind.LOOPBACK:
-                yield Node(key, self.obj, fd(name=itf.name, instance=instance_of(itf.name)),
-                           owner=key)
+        for key, itf in ctx.of_kind(InterfaceKind.LOOPBACK):
+            yield Node(key, self.obj, fd(name=itf.name, instance=instance_of(itf.name)),
+                       owner=key)
 
     def recreate_reason(self, old: Node, new: Node) -> str | None:
         return "instance changed: loopback is recreated"
@@ -194,8 +192,7 @@ class SubInterface(Descriptor):
             Uses(("delete_subif",), actions=DELETE))
 
     def columns(self, dp: Dataplane, ctx: NodeContext) -> Columns:
-        sub = InterfaceKind.SUB
-        subs = [(key, itf) for key, itf in ctx.keyed if itf.kind is sub and itf.parent]
+        subs = [(key, itf) for key, itf in ctx.of_kind(InterfaceKind.SUB) if itf.parent]
         owners = [key for key, _ in subs]
         return Columns(owners, [itf for _, itf in subs],
                        ([ikey(itf.parent) for _, itf in subs],), owners)

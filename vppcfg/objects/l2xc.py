@@ -28,11 +28,10 @@ class L2xc(Descriptor):
                 reading.set(xc["rx_sw_if_index"], l2xc=tx)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for key, itf in ctx.keyed:
-            if itf.l2xc:
-                yield Node(f"{key}/l2xc", self.obj,
-                           fd(name=itf.name, tx=itf.l2xc, pop=popped_tags(dp, itf.name)),
-                           deps=(key, ikey(itf.l2xc)), owner=key)
+        for key, itf in ctx.having("l2xc"):
+            yield Node(f"{key}/l2xc", self.obj,
+                       fd(name=itf.name, tx=itf.l2xc, pop=popped_tags(dp, itf.name)),
+                       deps=(key, ikey(itf.l2xc)), owner=key)
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         name = node.value["name"]

@@ -57,7 +57,7 @@ class Lcp(Descriptor):
 
     def columns(self, dp: Dataplane, ctx: NodeContext) -> Columns:
         interfaces = dp.interfaces
-        paired = [(key, itf) for key, itf in ctx.keyed if itf.lcp]
+        paired = list(ctx.having("lcp"))
         owners = [key for key, _ in paired]
         parents = [interfaces.get(itf.parent) if itf.parent else None for _, itf in paired]
         # the parent's pair comes first

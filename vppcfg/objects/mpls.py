@@ -25,13 +25,12 @@ class Mpls(Descriptor):
             reading.set(m["sw_if_index"], mpls=True)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for key, itf in ctx.keyed:
-            if itf.mpls:
-                # linux-cp copies MPLS to the pair's host tap; deleting the pair while
-                # MPLS is on leaves it enabled on the tap's freed index, which the
-                # next interface to get that index inherits. So MPLS goes off first.
-                deps = (key, f"{key}/lcp") if itf.lcp else (key,)
-                yield Node(f"{key}/mpls", self.obj, fd(name=itf.name), deps=deps, owner=key)
+        for key, itf in ctx.having("mpls"):
+            # linux-cp copies MPLS to the pair's host tap; deleting the pair while
+            # MPLS is on leaves it enabled on the tap's freed index, which the
+            # next interface to get that index inherits. So MPLS goes off first.
+            deps = (key, f"{key}/lcp") if itf.lcp else (key,)
+            yield Node(f"{key}/mpls", self.obj, fd(name=itf.name), deps=deps, owner=key)
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
         name = token(op.params["name"])

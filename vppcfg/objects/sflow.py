@@ -94,10 +94,9 @@ class SflowInterface(Descriptor):
                 reading.set(sw, sflow=True)
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for key, itf in ctx.keyed:
-            if itf.sflow:
-                yield Node(f"{key}/sflow", self.obj, fd(name=itf.name), deps=(key, "sflow"),
-                           owner=key)
+        for key, itf in ctx.having("sflow"):
+            yield Node(f"{key}/sflow", self.obj, fd(name=itf.name), deps=(key, "sflow"),
+                       owner=key)
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
         off = " disable" if op.action == "delete" else ""
