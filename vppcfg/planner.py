@@ -712,9 +712,12 @@ def _noops() -> dict[str, Descriptor]:
 
 def _run_types() -> frozenset[str]:
     """The types whose plain creates make CreateRuns: they write a create's CLI
-    from its value alone (Descriptor.created_lines) and never skip one."""
-    return frozenset(d.obj for d in DESCRIPTORS if type(d).noop is Descriptor.noop
-                     and type(d).created_lines is not Descriptor.created_lines)
+    from its value alone (Descriptor.created_lines), and skip none of them or
+    say which from its source (Descriptor.noop_create)."""
+    return frozenset(d.obj for d in DESCRIPTORS
+                     if type(d).created_lines is not Descriptor.created_lines
+                     and (type(d).noop is Descriptor.noop
+                          or type(d).noop_create is not Descriptor.noop_create))
 
 
 def _emit_numbers(state: PlanState, order: Iterable[int],
@@ -755,7 +758,7 @@ def _emit_creates(state: PlanState, creates: bytes, emitted: list[int] | None,
             continue
         numbers = compress(range(start, end), creates[start:end])
         if obj in run_types:
-            yield from _create_runs(state, obj, numbers, special, emitted)
+            yield from _create_runs(state, desc, numbers, special, emitted)
             continue
         for number in numbers:
             if number in special:
@@ -772,11 +775,13 @@ def _emit_creates(state: PlanState, creates: bytes, emitted: list[int] | None,
                 yield op
 
 
-def _create_runs(state: PlanState, obj: str, numbers: Iterable[int], special: set[int],
+def _create_runs(state: PlanState, desc: Descriptor, numbers: Iterable[int], special: set[int],
                  emitted: list[int] | None) -> Iterator[Operation | CreateRun]:
     """One type's creates (`numbers`, in order) as CreateRuns of the plain ones
-    between the Operations of the others: special, or recreated (with a reason)."""
-    sources, keys, deleted = state.desired.sources, state.keys, state.deleted
+    between the Operations of the others: special, or recreated (with a reason).
+    No-ops are left out of both."""
+    sources, keys, deleted, obj = state.desired.sources, state.keys, state.deleted, desc.obj
+    skipped = desc.noop_create if type(desc).noop is not Descriptor.noop else None
     run: list[int] = []
 
     def cut() -> CreateRun:
@@ -794,9 +799,12 @@ def _create_runs(state: PlanState, obj: str, numbers: Iterable[int], special: se
                 yield cut()
             op = state.operation(number)
             sources[number] = keys[number] = None
-            if emitted is not None:
-                emitted.append(number)
-            yield op
+            if skipped is None or not desc.noop(op):
+                if emitted is not None:
+                    emitted.append(number)
+                yield op
+        elif skipped is not None and skipped(sources[number]):
+            sources[number] = keys[number] = None
         else:
             run.append(number)
             if len(run) == RUN_LENGTH:

@@ -242,6 +242,12 @@ class Descriptor:
         """Whether the operation needs nothing done (it still orders others)."""
         return False
 
+    def noop_create(self, source: Any) -> bool:
+        """noop() of the plain create listed with `source`, answered without
+        its Operation: a type with a noop() writes its creates in runs only
+        if it says here which of them are skipped."""
+        return False
+
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
         return []
 

@@ -349,6 +349,12 @@ class Mtu(Descriptor):
                 plan.replace(op, op.params.replace("resubs", resubs))
 
 
+def _states_set(names: Sequence[str], states: Iterable[str]) -> list[str]:
+    """The commands that set these interfaces up (state "up") or down."""
+    return [f"set interface state {name} {'up' if state == 'up' else 'down'}"
+            for name, state in zip(tokens(names), states, strict=True)]
+
+
 class State(Descriptor):
     obj = "state"
     api_modules = ("interface",)
@@ -387,14 +393,21 @@ class State(Descriptor):
             if op is not None and op.params["value"] == "up":
                 plan.replace(op, FrozenDict({**op.params, "lift": parent}))
 
+    def noop_create(self, source: Interface) -> bool:
+        return source.state == "down"  # noop() of value(source)
+
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
-        state = "up" if op.params["value"] == "up" else "down"
-        line = f"set interface state {token(op.params['name'])} {state}"
-        lift = op.params.get("lift")
+        return self.created_lines(op.params)  # an update sets it the same way
+
+    def created_lines(self, p: Mapping[str, Any]) -> list[str]:
+        line = _states_set((p["name"],), (p["value"],))
+        lift = p.get("lift")
         if lift:
-            return [f"set interface state {token(lift)} up", line,
-                    f"set interface state {token(lift)} down"]
-        return [line]
+            return [*_states_set((lift,), ("up",)), *line, *_states_set((lift,), ("down",))]
+        return line
+
+    def created_run(self, sources: list[Interface]) -> list[str]:
+        return _states_set([itf.name for itf in sources], [itf.state for itf in sources])
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
         lift = op.params.get("lift")
