@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from vppcfg.model import BridgeDomain as BridgeModel
 from vppcfg.model import BridgeSettings, Dataplane, FrozenDict
 from vppcfg.objects.base import (
     Claim,
+    Columns,
     Descriptor,
     Node,
     NodeContext,
@@ -145,15 +147,18 @@ class BridgeMember(Descriptor):
     api_modules = ("l2",)
     uses = (Uses(("sw_interface_set_l2_bridge",)), Uses(("l2_interface_vlan_tag_rewrite",)))
 
-    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for bd in dp.bridge_domains.values():
-            for member in bd.members:
-                yield Node(
-                    f"{bd_key(bd.name)}/member/{member}", self.obj,
-                    fd(bd_id=bd.bd_id, interface=member, pop=popped_tags(dp, member)),
-                    deps=(bd_key(bd.name), ikey(member)),
-                    owner=bd_key(bd.name),
-                )
+    def columns(self, dp: Dataplane, ctx: NodeContext) -> Columns:
+        # a port per member (a large config has thousands): (bd_id, member, pop)
+        ports = [(bd_key(bd.name), bd.bd_id, member) for bd in dp.bridge_domains.values()
+                 for member in bd.members]
+        bds = [key for key, _, _ in ports]
+        return Columns([f"{key}/member/{member}" for key, _, member in ports],
+                       [(bd_id, member, popped_tags(dp, member)) for _, bd_id, member in ports],
+                       (bds, [ikey(member) for _, _, member in ports]), bds)
+
+    def value(self, source: tuple[int, str, int]) -> dict[str, Any]:
+        bd_id, member, pop = source
+        return {"bd_id": bd_id, "interface": member, "pop": pop}
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         member = node.value["interface"]
@@ -194,12 +199,14 @@ class BridgeBvi(Descriptor):
     api_modules = ("l2",)
     uses = (Uses(("sw_interface_set_l2_bridge",)),)
 
-    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for bd in dp.bridge_domains.values():
-            if bd.bvi:
-                yield Node(f"{bd_key(bd.name)}/bvi", self.obj,
-                           fd(bd_id=bd.bd_id, interface=bd.bvi),
-                           deps=(bd_key(bd.name), ikey(bd.bvi)), owner=bd_key(bd.name))
+    def columns(self, dp: Dataplane, ctx: NodeContext) -> Columns:
+        bvis = [(bd_key(bd.name), bd) for bd in dp.bridge_domains.values() if bd.bvi]
+        bds = [key for key, _ in bvis]
+        return Columns([f"{key}/bvi" for key in bds], [bd for _, bd in bvis],
+                       (bds, [ikey(bd.bvi) for _, bd in bvis]), bds)
+
+    def value(self, source: BridgeModel) -> dict[str, Any]:
+        return {"bd_id": source.bd_id, "interface": source.bvi}
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         return (Claim(f"port:{node.value['interface']}"),)

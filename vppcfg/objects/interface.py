@@ -157,10 +157,13 @@ class Loopback(Descriptor):
     uses = (Uses(("create_loopback_instance",), actions=CREATE), TAG,
             Uses(("delete_loopback",), actions=DELETE))
 
-    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        for key, itf in ctx.of_kind(InterfaceKind.LOOPBACK):
-            yield Node(key, self.obj, fd(name=itf.name, instance=instance_of(itf.name)),
-                       owner=key)
+    def columns(self, dp: Dataplane, ctx: NodeContext) -> Columns:
+        loops = list(ctx.of_kind(InterfaceKind.LOOPBACK))
+        keys = [key for key, _ in loops]
+        return Columns(keys, [itf.name for _, itf in loops], (), keys)
+
+    def value(self, source: str) -> dict[str, Any]:
+        return {"name": source, "instance": instance_of(source)}
 
     def recreate_reason(self, old: Node, new: Node) -> str | None:
         return "instance changed: loopback is recreated"
