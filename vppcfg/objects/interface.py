@@ -201,14 +201,9 @@ class SubInterface(Descriptor):
                        ([ikey(itf.parent) for _, itf in subs],), owners)
 
     def value(self, source: Interface) -> dict[str, Any]:
-        itf, enc = source, source.encapsulation
-        return fd(
-            name=itf.name, parent=itf.parent, sub_id=itf.sub_id,
-            dot1q=enc.dot1q if enc else int(itf.sub_id or 0),
-            dot1ad=enc.dot1ad if enc else 0,
-            inner_dot1q=enc.inner_dot1q if enc else 0,
-            exact_match=enc.exact_match if enc else True,
-        )
+        dot1q, dot1ad, inner_dot1q, exact_match = _tags(source)
+        return fd(name=source.name, parent=source.parent, sub_id=source.sub_id, dot1q=dot1q,
+                  dot1ad=dot1ad, inner_dot1q=inner_dot1q, exact_match=exact_match)
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
         # VPP refuses (-1) a VLAN another sub of the parent still matches.
@@ -225,10 +220,24 @@ class SubInterface(Descriptor):
         return self.created_lines(op.params)
 
     def created_lines(self, p: Mapping[str, Any]) -> list[str]:
-        return _created_subs((p,))
+        tags = _tag_words(p["dot1q"], p["dot1ad"], p["inner_dot1q"], p["exact_match"])
+        return _created_subs((p["parent"],), (p["sub_id"],), (tags,), (p["name"],))
 
     def created_run(self, sources: list[Interface]) -> list[str]:
-        return _created_subs(list(map(self.value, sources)))
+        # value()'s fields as columns; a sub's tags said once per encapsulation
+        # (the subs of many parents share each one)
+        said: dict[int, str] = {}
+        words = []
+        for itf in sources:
+            enc = itf.encapsulation
+            tags = said.get(id(enc)) if enc is not None else None
+            if tags is None:
+                tags = _tag_words(*_tags(itf))
+                if enc is not None:
+                    said[id(enc)] = tags
+            words.append(tags)
+        return _created_subs([itf.parent for itf in sources], [itf.sub_id for itf in sources],
+                             words, [itf.name for itf in sources])
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
         p = op.params
@@ -249,16 +258,29 @@ class SubInterface(Descriptor):
         tag_created(ctx, p["name"], field_of(reply, "sw_if_index"))
 
 
-def _created_subs(values: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The commands that create sub-interfaces with these values, and tag them."""
-    creates = []
-    for p, parent in zip(values, tokens([p["parent"] for p in values]), strict=True):
-        outer = f"dot1ad {int(p['dot1ad'])}" if p["dot1ad"] else f"dot1q {int(p['dot1q'])}"
-        inner = f" inner-dot1q {int(p['inner_dot1q'])}" if p["inner_dot1q"] else ""
-        exact = " exact-match" if p["exact_match"] else ""
-        creates.append(f"create sub-interfaces {parent} {int(p['sub_id'])} {outer}{inner}{exact}")
-    tags = tag_lines([p["name"] for p in values])
-    return list(chain.from_iterable(zip(creates, tags, strict=True)))
+def _tags(sub: Interface) -> tuple[int, int, int, bool]:
+    """(dot1q, dot1ad, inner_dot1q, exact_match) of a sub-interface: without an
+    encapsulation, one exact-match tag of its sub-id."""
+    enc = sub.encapsulation
+    if enc is None:
+        return int(sub.sub_id or 0), 0, 0, True
+    return enc.dot1q, enc.dot1ad, enc.inner_dot1q, enc.exact_match
+
+
+def _tag_words(dot1q: int, dot1ad: int, inner_dot1q: int, exact_match: bool) -> str:
+    """The VLAN tags of a sub-interface as `create sub-interfaces` takes them."""
+    outer = f"dot1ad {int(dot1ad)}" if dot1ad else f"dot1q {int(dot1q)}"
+    inner = f" inner-dot1q {int(inner_dot1q)}" if inner_dot1q else ""
+    return f"{outer}{inner}{' exact-match' if exact_match else ''}"
+
+
+def _created_subs(parents: Sequence[str], sub_ids: Iterable[int], tags: Iterable[str],
+                  names: Sequence[str]) -> list[str]:
+    """The commands that create sub-interfaces (with their tags' words) and
+    mark them as vppcfg's."""
+    creates = [f"create sub-interfaces {parent} {sub_id} {words}" for parent, sub_id, words
+               in zip(tokens(parents), map(int, sub_ids), tags, strict=True)]
+    return list(chain.from_iterable(zip(creates, tag_lines(names), strict=True)))
 
 
 def _setting(key: str, itf: Interface, name: str, value: object) -> Node:
