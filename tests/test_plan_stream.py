@@ -22,7 +22,14 @@ from tests.walk import walk
 from vppcfg.commands.plan import fresh_dataplane
 from vppcfg.config import loader
 from vppcfg.model import Dataplane, FrozenDict, InterfaceKind, phy_at_defaults
-from vppcfg.objects import RenderError, descriptor, interface, render_cli, render_cli_chunks
+from vppcfg.objects import (
+    RenderError,
+    bridge,
+    descriptor,
+    interface,
+    render_cli,
+    render_cli_chunks,
+)
 from vppcfg.objects.base import NodeContext, token, tokens
 from vppcfg.ops import CreateRun, Operation
 from vppcfg.planner import plan, plan_graph, plan_runs, plan_stream, summary
@@ -158,6 +165,43 @@ class _ChildrenFirst(interface.State):
                                c.owners[::-1], c.holders[::-1] if c.holders else None)
 
 
+class _StateNeedsItself(interface.State):
+    """State's column, each node but a PHY's (updated, not created, from a
+    fresh VPP) also needing itself."""
+
+    def columns(self, dp: Dataplane, ctx: NodeContext) -> planner.Columns:
+        c = super().columns(dp, ctx)
+        phy = InterfaceKind.PHY
+        itself = [None if itf.kind is phy else key
+                  for key, itf in zip(c.keys, c.sources, strict=True)]
+        return replace(c, deps=(*c.deps, itself))
+
+
+class _BridgeNeedsItself(bridge.BridgeDomain):
+    """Bridge domains, listed one by one, each needing itself."""
+
+    def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterator[planner.Node]:
+        for node in super().nodes(dp, ctx):
+            yield replace(node, deps=(*node.deps, node.key))
+
+
+@pytest.mark.parametrize("stand_in", [_StateNeedsItself, _BridgeNeedsItself])
+def test_a_node_that_needs_itself_is_refused(monkeypatch, stand_in: type) -> None:
+    """A dependency cycle (here a node on itself, in a column or a row) is a
+    PlanError, not an order: such an edge never lets the order of ties stand."""
+    odd = tuple(stand_in() if d.obj == stand_in.obj else d for d in planner.DESCRIPTORS)
+    refused = 0
+    for desired, _ in pairs(range(1, 4), steps=3):
+        live = live_of(Dataplane())  # from a fresh VPP: the stand-in's nodes are created
+        if any(op.obj == stand_in.obj and op.action == "create" for op in plan(desired, live)):
+            monkeypatch.setattr(planner, "DESCRIPTORS", odd)
+            with pytest.raises(planner.PlanError, match="circular"):
+                plan(desired, live)
+            monkeypatch.undo()
+            refused += 1
+    assert refused
+
+
 @pytest.mark.parametrize("children_first", [False, True])
 def test_order_of_ties_is_the_heap_order_when_found(monkeypatch, children_first: bool) -> None:
     """Where sorting by tie-break key already follows every edge (most plans),
@@ -241,7 +285,7 @@ def test_a_key_listed_twice_keeps_its_first_place_and_its_last_node(monkeypatch)
 def _desired_columns(desired: Dataplane, watched: frozenset[str]) -> tuple:
     d = planner.Desired(desired, watched)
     return (list(d.index.items()), d.objs, d.sources, sorted(zip(d.before, d.after, strict=True)),
-            sorted(d.later), d.owners, d.again, d.makers, d.in_registry_order,
+            sorted(d.later), d.owners, d.again, d.makers, d.in_registry_order, d.backward,
             [(desc.obj, start, end) for desc, start, end in d.spans])
 
 

@@ -93,6 +93,9 @@ class Desired:
         # positions in registry order with each descriptor's own type: creates
         # in position order are then in the order of their ties
         self.in_registry_order = True
+        # whether an edge listed with its node comes from the node itself or a
+        # later position (a dep later in its own column): see _order_of_ties
+        self.backward = False
         self.spans: list[tuple[Descriptor, int, int]] = []  # the positions each listed first
         self._collect(dp, watched)
 
@@ -123,12 +126,10 @@ class Desired:
         for needed in columns.deps:
             found = list(map(index.get, needed))
             if None not in found:  # each dep listed (most columns: the owner)
-                self.before.extend(found)
-                self.after.extend(at)
+                self._add_edges(found, at, start)
                 continue
             listed = list(map(is_not, found, repeat(None)))
-            self.before.extend(compress(found, listed))
-            self.after.extend(compress(at, listed))
+            self._add_edges(list(compress(found, listed)), list(compress(at, listed)), start)
             if found.count(None) != needed.count(None):  # a dep not listed yet
                 missing = compress(zip(needed, at, strict=True), map(not_, listed))
                 self.later += ((dep, i) for dep, i in missing if dep is not None)
@@ -136,6 +137,14 @@ class Desired:
             self.owners.update((i, owner) for i, owner in zip(at, columns.owners, strict=True)
                                if owner in watched)
         return True
+
+    def _add_edges(self, before: list[int], after: Iterable[int], start: int) -> None:
+        """Edges listed with a column's nodes (`after`, from position `start`)."""
+        self.before.extend(before)
+        self.after.extend(after)
+        # most deps were listed before the column: the edges go forward
+        if before and max(before) >= start and any(map(ge, before, after)):
+            self.backward = True
 
     def _add_rows(self, desc: Descriptor, rows: Iterable[Listed], n: int,
                   watched: frozenset[str]) -> None:
@@ -158,6 +167,8 @@ class Desired:
                 else:
                     add_before(found)
                     add_after(n)
+                    if found >= n:
+                        self.backward = True
             if obj != desc.obj:
                 self.in_registry_order = False
                 self.makers[n] = desc
@@ -589,14 +600,13 @@ def _order_of_ties(state: PlanState) -> TiesOrder | None:
     listed); creates in position order are already, with positions in registry
     order, and an edge listed with its node goes forward between two creates
     when it comes from an earlier position (nearly always: a dep listed before
-    its node; in its own column a dep can be later, or the node itself). So
-    besides that test only the other edges are looked at: few, unless many
-    deletes or updates are planned."""
+    its node; in its own column a dep can be later, or the node itself: the
+    listing notes any such edge, Desired.backward). So only the other edges
+    are looked at: few, unless many deletes or updates are planned."""
     d = state.desired
     if not d.in_registry_order:
         return None
-    if state.listed_edges and any(map(ge, d.before[:state.listed_edges],
-                                      d.after[:state.listed_edges])):
+    if d.backward:
         return None  # not forward (or a node that needs itself): the heap sorts them
     rank = _ranks(1)
     obj_of = state.obj_of
