@@ -768,7 +768,7 @@ def _emit_creates(state: PlanState, creates: bytes, emitted: list[int] | None,
             continue
         numbers = compress(range(start, end), creates[start:end])
         if obj in run_types:
-            yield from _create_runs(state, desc, numbers, special, emitted)
+            yield from _create_runs(state, desc, list(numbers), special, emitted)
             continue
         for number in numbers:
             if number in special:
@@ -785,7 +785,7 @@ def _emit_creates(state: PlanState, creates: bytes, emitted: list[int] | None,
                 yield op
 
 
-def _create_runs(state: PlanState, desc: Descriptor, numbers: Iterable[int], special: set[int],
+def _create_runs(state: PlanState, desc: Descriptor, numbers: list[int], special: set[int],
                  emitted: list[int] | None) -> Iterator[Operation | CreateRun]:
     """One type's creates (`numbers`, in order) as CreateRuns of the plain ones
     between the Operations of the others: special, or recreated (with a reason).
@@ -795,13 +795,20 @@ def _create_runs(state: PlanState, desc: Descriptor, numbers: Iterable[int], spe
     run: list[int] = []
 
     def cut() -> CreateRun:
-        out = CreateRun(obj, [keys[n] for n in run], [sources[n] for n in run])
+        out = CreateRun(obj, list(map(keys.__getitem__, run)), list(map(sources.__getitem__, run)))
         for number in run:
             sources[number] = keys[number] = None
         if emitted is not None:
             emitted.extend(run)
         run.clear()
         return out
+
+    if skipped is None and not deleted and special.isdisjoint(numbers):
+        # all plain (most types of most plans): the runs are slices of them
+        for first in range(0, len(numbers), RUN_LENGTH):
+            run += numbers[first:first + RUN_LENGTH]
+            yield cut()
+        return
 
     for number in numbers:
         if number in special or (deleted and keys[number] in deleted):
