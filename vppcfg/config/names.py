@@ -118,7 +118,6 @@ def ip_interface(text: object) -> str | None:
 
 
 _V4_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
-_V4_FAST = re.compile(rf"({_V4_OCTET}(?:\.{_V4_OCTET}){{3}})/(3[0-2]|[12]?[0-9])")
 _V4_ADDRESS = re.compile(rf"{_V4_OCTET}(?:\.{_V4_OCTET}){{3}}")
 _V6_FAST = re.compile(r"([0-9a-fA-F:]+)/(12[0-8]|1[01][0-9]|[1-9]?[0-9])")
 # the host bits of each prefix length (also the address rules')
@@ -136,8 +135,16 @@ def is_ip_interface(text: object) -> bool:
     spellings need only their pattern; an IPv6 one also the C library's parse)."""
     if not isinstance(text, str) or "/" not in text or text != text.strip() or "%" in text:
         return False
-    if ":" not in text:  # not IPv6 (whose every spelling has a colon): the IPv4 pattern first
-        return bool(_V4_FAST.fullmatch(text)) or interface_info(text) is not None
+    if ":" not in text:  # not IPv6 (whose every spelling has a colon): a plain IPv4 one first
+        address, _, length = text.partition("/")
+        if length in _V4_LENGTHS:
+            try:
+                socket.inet_pton(socket.AF_INET, address)  # as _read_v4
+            except (OSError, ValueError):
+                pass
+            else:
+                return True
+        return interface_info(text) is not None
     fast = _V6_FAST.fullmatch(text)
     if fast:  # as interface_info: no second opinion from ipaddress on these
         try:
@@ -181,12 +188,15 @@ def read_interface(text: str) -> tuple[str, int, int, int, int] | None:
 
 
 def _read_v4(address: str) -> int | None:
-    """A dotted quad in canonical spelling as an int, else None."""
+    """A dotted quad in canonical spelling as an int, else None. The C
+    library's inet_pton takes that spelling only (inet_aton also takes `10.1`,
+    `0x0a.0.0.1`, `010.0.0.1`), so nothing need be spelled back to compare:
+    the test is a third of what inet_aton and inet_ntoa took."""
     try:
-        packed = socket.inet_aton(address)  # also takes `10.1`, `0x0a.0.0.1`, `010.0.0.1`
-    except (OSError, ValueError):
+        packed = socket.inet_pton(socket.AF_INET, address)
+    except (OSError, ValueError):  # ValueError: a NUL or a character not in ASCII
         return None
-    return int.from_bytes(packed, "big") if socket.inet_ntoa(packed) == address else None
+    return int.from_bytes(packed, "big")
 
 
 def _v6_info(packed: bytes, length: int, host: int) -> tuple[str, int, int, int, int]:
