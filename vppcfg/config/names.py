@@ -117,61 +117,72 @@ def ip_interface(text: object) -> str | None:
     return info[0] if info else None
 
 
+# read_interface's answer: (canonical, version, network, broadcast, prefix length)
+InterfaceRead = tuple[str, int, int, int, int]
 _V4_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
-_V4_FAST = re.compile(rf"({_V4_OCTET}(?:\.{_V4_OCTET}){{3}})/(3[0-2]|[12]?[0-9])")
 _V4_ADDRESS = re.compile(rf"{_V4_OCTET}(?:\.{_V4_OCTET}){{3}}")
 _V6_FAST = re.compile(r"([0-9a-fA-F:]+)/(12[0-8]|1[01][0-9]|[1-9]?[0-9])")
 # the host bits of each prefix length (also the address rules')
 V4_HOST = [(1 << (32 - n)) - 1 for n in range(33)]
 V6_HOST = [(1 << (128 - n)) - 1 for n in range(129)]
 # The canonical spellings of a prefix length ("0".."32", "0".."128"), each
-# with its length and host bits: one lookup checks and reads the length.
-_V4_LENGTHS = {str(n): (n, host) for n, host in enumerate(V4_HOST)}
-_V6_LENGTHS = {str(n): (n, host) for n, host in enumerate(V6_HOST)}
+# with its length, host bits and network mask: one lookup checks and reads the
+# length, and no mask is made per address.
+_V4_LENGTHS = {str(n): (n, host, ~host) for n, host in enumerate(V4_HOST)}
+_V6_LENGTHS = {str(n): (n, host, ~host) for n, host in enumerate(V6_HOST)}
+_pton = socket.inet_pton
+_AF_INET, _AF_INET6 = socket.AF_INET, socket.AF_INET6
 
 
 def is_ip_interface(text: object) -> bool:
     """Whether ip_interface(text) is not None, without spelling it: the schema
-    only asks yes or no, and the builder spells each address once (the plain
-    spellings need only their pattern; an IPv6 one also the C library's parse)."""
-    if not isinstance(text, str) or "/" not in text or text != text.strip() or "%" in text:
-        return False
-    if ":" not in text:  # not IPv6 (whose every spelling has a colon): the IPv4 pattern first
-        return bool(_V4_FAST.fullmatch(text)) or interface_info(text) is not None
-    fast = _V6_FAST.fullmatch(text)
-    if fast:  # as interface_info: no second opinion from ipaddress on these
+    only asks yes or no, and the builder spells each address once. A plain
+    spelling (as read_interface's) needs only the C library's parse: what it
+    takes has no blank and no `%`; the others go through ip_interface's tests."""
+    if isinstance(text, str):
+        address, _, length = text.partition("/")
         try:
-            socket.inet_pton(socket.AF_INET6, fast[1])
-        except OSError:
-            return False
-        return True
-    return interface_info(text) is not None
+            if ":" not in address:
+                if length in _V4_LENGTHS:
+                    _pton(_AF_INET, address)
+                    return True
+            elif length in _V6_LENGTHS and "." not in address:
+                _pton(_AF_INET6, address)
+                return True
+        except (OSError, ValueError):  # ValueError: a NUL or a character not in ASCII
+            pass
+    return ip_interface(text) is not None
 
 
-def read_interface(text: str) -> tuple[str, int, int, int, int] | None:
+def read_interface(text: str) -> InterfaceRead | None:
     """(canonical, version, network as int, broadcast as int, prefix length) of an
-    `address/len`, or None; with a fast path for the plain spellings, as parsing
+    `address/len`, or None; with a fast path for the plain spellings, as reading
     address text is the slowest step of checking a large config. The C library
-    reads the address; a plain spelling is one it writes back unchanged (IPv4)
-    or one of hex digits and colons only (IPv6, rewritten in RFC 5952 form)."""
+    reads the address; a plain spelling is one it takes only in canonical form
+    (IPv4: inet_pton, unlike inet_aton, refuses `10.1`, `0x0a.0.0.1`,
+    `010.0.0.1`) or one of hex digits and colons (IPv6, rewritten in RFC 5952
+    form)."""
     address, _, length_text = text.partition("/")
     known = _V4_LENGTHS.get(length_text) if ":" not in address else None
     if known is not None:
-        found = _read_v4(address)
-        if found is not None:
-            length, host = known
-            network = found & ~host
+        try:
+            packed = _pton(_AF_INET, address)
+        except (OSError, ValueError):  # ValueError: a NUL or a character not in ASCII
+            pass
+        else:
+            length, host, mask = known
+            network = int.from_bytes(packed, "big") & mask
             return (text, 4, network, network | host, length)
     known = _V6_LENGTHS.get(length_text)
     if known is not None:
         try:
-            packed = socket.inet_pton(socket.AF_INET6, address)
-        except (OSError, ValueError):  # ValueError: a NUL or a character not in ASCII
+            packed = _pton(_AF_INET6, address)
+        except (OSError, ValueError):  # (as above)
             if _V6_FAST.fullmatch(text):  # no second opinion from ipaddress on these
                 return None
         else:
             if "." not in address:  # an IPv4 tail (::ffff:192.0.2.1) is read by ipaddress
-                return _v6_info(packed, *known)
+                return _v6_info(packed, length_text, *known)
     try:
         iface = ipaddress.ip_interface(text)
     except ValueError:
@@ -180,24 +191,17 @@ def read_interface(text: str) -> tuple[str, int, int, int, int] | None:
     return _info(str(iface), iface.version, int(iface.ip), iface.network.prefixlen, bits)
 
 
-def _read_v4(address: str) -> int | None:
-    """A dotted quad in canonical spelling as an int, else None."""
-    try:
-        packed = socket.inet_aton(address)  # also takes `10.1`, `0x0a.0.0.1`, `010.0.0.1`
-    except (OSError, ValueError):
-        return None
-    return int.from_bytes(packed, "big") if socket.inet_ntoa(packed) == address else None
-
-
-def _v6_info(packed: bytes, length: int, host: int) -> tuple[str, int, int, int, int]:
-    value = int.from_bytes(packed, "big")
+def _v6_info(
+    packed: bytes, length_text: str, length: int, host: int, mask: int
+) -> InterfaceRead:
     # The C library writes RFC 5952 text as Python does, but for the forms
     # with an IPv4 tail (::ffff:192.0.2.1), which Python 3.11 writes in hex.
-    spelled = socket.inet_ntop(socket.AF_INET6, packed)
+    spelled = socket.inet_ntop(_AF_INET6, packed)
+    value = int.from_bytes(packed, "big")
     if "." in spelled:
         spelled = str(ipaddress.IPv6Address(value))
-    network = value & ~host
-    return (f"{spelled}/{length}", 6, network, network | host, length)
+    network = value & mask
+    return (spelled + "/" + length_text, 6, network, network | host, length)
 
 
 # Memoised for the callers that meet the same few addresses again (ACL and
@@ -206,7 +210,7 @@ def _v6_info(packed: bytes, length: int, host: int) -> tuple[str, int, int, int,
 interface_info = lru_cache(maxsize=1 << 16)(read_interface)
 
 
-def _info(canonical: str, version: int, value: int, length: int, bits: int):
+def _info(canonical: str, version: int, value: int, length: int, bits: int) -> InterfaceRead:
     host = (1 << (bits - length)) - 1
     return (canonical, version, value & ~host, (value & ~host) | host, length)
 
