@@ -1,7 +1,7 @@
 """`vppcfg apply` of up to ~100,000 objects into the REAL VPP, with verify.
 
     sudo .venv/bin/python bench/bench_real_scale.py [--sizes 10000[,30000,...]]
-        [--phys 12] [--release 26.10] [--no-addresses]
+        [--phys 12] [--release 26.10] [--no-addresses] [--src DIR]
 
 bench/scale_config.py's large-router shape on a fresh real VPP (tests/real.py) with
 --phys veth PHYs (host-s0 ...; at most 12: the test VPP's buffers hold no more
@@ -9,6 +9,7 @@ af_packet rings; past the 4,000th sub-interface of a PHY they are QinQ) and with
 lcp pairs: the test VPP's kernel would hold a tap for each of ~80,000 sub-interfaces.
 `--no-addresses` leaves the interface addresses out too (VPP's cost of an address
 grows with the interfaces it holds: bench_vpp_growth.py), to time the rest.
+`--src DIR` runs the vppcfg package in DIR (e.g. `git archive` of an older commit).
 Printed per size, as the CLI a user runs (whole process): `vppcfg apply` from
 empty (dump, plan, preflight, execute, verify by dumping again), `vppcfg plan`
 afterwards (must be empty), `vppcfg apply` back to empty; wall and CPU seconds,
@@ -60,7 +61,7 @@ def router_sized(release: VppRelease, directory: str) -> VppRelease:
 
 
 def one_size(objects: int, phys: list[str], release: str, tmp: str,
-             addresses: bool = True) -> None:
+             addresses: bool = True, src: str | None = None) -> None:
     full = write(generate(objects, [f"host-{p}" for p in phys], lcp=False, addresses=addresses),
                  tmp, "full.yaml")
     empty = write("interfaces: {}\n", tmp, "empty.yaml")
@@ -73,16 +74,16 @@ def one_size(objects: int, phys: list[str], release: str, tmp: str,
           f"domains, vxlan tunnels and loopbacks{'' if addresses else '; no addresses'}), "
           f"VPP {release}:", flush=True)
     with vpp_real(phys, router_sized(VPP_RELEASES[release], tmp)) as vpp:
-        there = cli(vpp, "apply", "-c", full, *lock)
+        there = cli(vpp, "apply", "-c", full, *lock, src=src)
         show("vppcfg apply from empty", there, _applied(there))
-        again = cli(vpp, "plan", "-c", full, "--timeout", "120")
+        again = cli(vpp, "plan", "-c", full, "--timeout", "120", src=src)
         show("vppcfg plan, nothing to change", again)
         if "0 to create, 0 to change, 0 to delete" not in again["stdout"] + again.get(
                 "stderr", ""):
             lines = [ln for ln in again["stdout"].splitlines() if not ln.startswith("#")]
             if lines:
                 raise SystemExit(f"plan after apply is not empty: {lines[:5]}")
-        back = cli(vpp, "apply", "-c", empty, *lock)
+        back = cli(vpp, "apply", "-c", empty, *lock, src=src)
         show("vppcfg apply back to empty", back, _applied(back))
 
 
@@ -93,16 +94,17 @@ def main() -> int:
     parser.add_argument("--release", default="26.10", choices=sorted(VPP_RELEASES))
     parser.add_argument("--no-addresses", dest="addresses", action="store_false",
                         help="leave the interface addresses out")
+    parser.add_argument("--src", help="run the vppcfg package in this directory instead")
     args = parser.parse_args()
     why = unavailable(VPP_RELEASES[args.release].script)
     if why:
         print(f"bench_real_scale: skipped: {why}")
         return 0
-    compile_bytecode(None)
+    compile_bytecode(args.src)
     phys = [f"s{i}" for i in range(args.phys)]
     with tempfile.TemporaryDirectory(prefix="bench-real-scale-") as tmp:
         for size in (int(s) for s in args.sizes.split(",")):
-            one_size(size, phys, args.release, tmp, args.addresses)
+            one_size(size, phys, args.release, tmp, args.addresses, args.src)
     return 0
 
 
