@@ -44,7 +44,7 @@ class CreateRun(NamedTuple):
     the planner listed them (see Descriptor.columns): each one is the
     Operation(obj, "create", key, value(source)) of its descriptor. Most of a
     large plan is such runs, and its CLI is written a run at a time
-    (Descriptor.created_lines), without an Operation per node."""
+    (Descriptor.created_run), without an Operation per node."""
 
     obj: str
     keys: list[str]

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import heapq
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from itertools import chain, compress, count, repeat
 from operator import ge, is_not, not_
@@ -138,7 +138,7 @@ class Desired:
                                if owner in watched)
         return True
 
-    def _add_edges(self, before: list[int], after: Iterable[int], start: int) -> None:
+    def _add_edges(self, before: list[int], after: Sequence[int], start: int) -> None:
         """Edges listed with a column's nodes (`after`, from position `start`)."""
         self.before.extend(before)
         self.after.extend(after)

@@ -25,9 +25,10 @@ from vppcfg.ops import Operation, VppContext
 from vppcfg.vpp_numbers import ADDRESS_IN_USE, IP6_ADDRESS_IN_USE
 
 
-def _added(names: Sequence[str], prefixes: Sequence[str]) -> list[str]:
-    """The commands that give each interface names[i] the address prefixes[i]."""
-    return [f"set interface ip address {name} {prefix}"
+def _addresses_set(names: Sequence[str], prefixes: Sequence[str], verb: str = "") -> list[str]:
+    """The commands that give each interface names[i] the address prefixes[i]
+    (verb "del ": that take it away)."""
+    return [f"set interface ip address {verb}{name} {prefix}"
             for name, prefix in zip(tokens(names), tokens(prefixes), strict=True)]
 
 
@@ -74,18 +75,17 @@ class Address(Descriptor):
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
         if op.action == "delete":
-            return [f"set interface ip address del {token(op.params['name'])} "
-                    f"{token(op.params['prefix'])}"]
+            return _addresses_set((op.params["name"],), (op.params["prefix"],), "del ")
         return self.created_lines(op.params)
 
     def created_lines(self, params: Mapping[str, Any]) -> list[str]:
-        return _added((params["name"],), (params["prefix"],))
+        return _addresses_set((params["name"],), (params["prefix"],))
 
     def created_run(self, sources: list[tuple[str, str]]) -> list[str]:
         if not sources:
             return []
         names, prefixes = zip(*sources, strict=True)
-        return _added(names, prefixes)
+        return _addresses_set(names, prefixes)
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
         ctx.call("sw_interface_add_del_address", sw_if_index=ctx.sw_if_index(op.params["name"]),

@@ -27,13 +27,11 @@ def _v4_unicast(text: str) -> bool:
     multicast nor unspecified: _endpoints has nothing to say about two such
     that differ. Told without ipaddress, whose objects cost ten times more
     (a large file has thousands of tunnels)."""
-    try:
-        packed = socket.inet_aton(text)  # also takes `10.1`: hence the spelling's test
+    try:  # inet_pton takes the canonical dotted quad only (as names.read_interface)
+        packed = socket.inet_pton(socket.AF_INET, text)
     except (OSError, TypeError, ValueError):
         return False
-    if 224 <= packed[0] <= 239 or packed == b"\0\0\0\0":  # multicast, unspecified
-        return False
-    return socket.inet_ntoa(packed) == text
+    return not (224 <= packed[0] <= 239 or packed == b"\0\0\0\0")  # multicast, unspecified
 
 
 def _endpoints(ctx: Context, key: str, tunnel: VxlanTunnel) -> None:
