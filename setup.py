@@ -34,6 +34,8 @@ setup(
         "Jinja2~=3.1",
         "pyzmq~=27.0",
         "MLRsearch~=1.2.1",
+        # the Linux side of lcp pairs, through netlink (Debian 12 ships 0.7.2)
+        "pyroute2>=0.7.2,<0.10",
     ],
     extras_require={
         # The T-Rex stateless client; on Python 3.12+ loadtest.trex_compat supplies

@@ -355,6 +355,53 @@ class Sflow:
 
 
 @dataclass(frozen=True)
+class LinuxCp:
+    """linux-cp's settings as the running VPP has them (``show lcp``; VPP's
+    defaults here): they decide what VPP does to the Linux side by itself."""
+
+    sync: bool = False  # lcp-sync: state, MTU and addresses follow VPP's
+    auto_subint: bool = False  # lcp-auto-subint: a new sub of a paired parent is paired
+    default_netns: str = ""  # where a pair made without a netns lives ("": VPP's own)
+    sync_unnumbered: bool = True  # lcp-sync-unnumbered (VPP's default is on)
+
+    def words(self) -> str:
+        """The settings as the words of a startup.conf ``linux-cp { }`` stanza."""
+        words = [w for w, on in (("lcp-sync", self.sync), ("lcp-auto-subint", self.auto_subint))
+                 if on]
+        if self.default_netns:
+            words.append(f"default netns {self.default_netns}")
+        return " ".join(words) or "(VPP's defaults)"
+
+
+@dataclass(frozen=True)
+class HostLink:
+    """The Linux side of one lcp pair: its netdev in the pair's netns, as
+    netlink shows it (addresses without IPv6 link-local, canonical, sorted)."""
+
+    name: str
+    netns: str
+    state: str  # "up" | "down" (IFF_UP, the admin state)
+    mtu: int
+    addresses: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LinuxSide:
+    """What vppcfg knows of the Linux side: linux-cp's settings and, in a live
+    dataplane, each pair's host netdev by the VPP interface it pairs (absent:
+    the netdev is not there). `managed`: vppcfg plans and verifies the Linux
+    side; False when the operator says another tool owns it (then plan and
+    apply only report its differences)."""
+
+    settings: LinuxCp = field(default_factory=LinuxCp)
+    hosts: Mapping[str, HostLink] = field(default_factory=dict)
+    managed: bool = True
+
+    def __hash__(self) -> int:
+        return hash((self.settings, tuple(sorted(self.hosts.items())), self.managed))
+
+
+@dataclass(frozen=True)
 class Dataplane:
     """A whole dataplane: desired (from a config file) or live (from VPP)."""
 
@@ -370,6 +417,9 @@ class Dataplane:
     # of objects present in VPP that vppcfg did not create (no vppcfg tag).
     # The planner never prunes or changes them unless the config names them.
     foreign: frozenset[str] = frozenset()
+    # Live state only, when the Linux side was read (vppcfg.linux): linux-cp's
+    # settings and each pair's host netdev. None: not read (a config; --novpp).
+    linux: LinuxSide | None = None
 
     def collections(self) -> list[tuple[str, FrozenDict[str, Any]]]:
         """(field name, objects) of each collection of named objects: the

@@ -39,6 +39,7 @@ from vppcfg.model import (
     Dataplane,
     FrozenDict,
     InterfaceKind,
+    LinuxSide,
     phy_at_defaults,
 )
 from vppcfg.objects import DESCRIPTORS, descriptor
@@ -58,8 +59,9 @@ class PlanError(ValueError):
     """The change cannot be planned (e.g. a PHY the config names is absent)."""
 
 
-def collect(dp: Dataplane) -> tuple[dict[str, Node], NodeContext]:
-    ctx = NodeContext(dp)
+def collect(dp: Dataplane, linux: LinuxSide | None = None
+            ) -> tuple[dict[str, Node], NodeContext]:
+    ctx = NodeContext(dp, linux)
     nodes: dict[str, Node] = {}
     for desc in DESCRIPTORS:
         for node in desc.nodes(dp, ctx):
@@ -76,8 +78,9 @@ class Desired:
     its value is made when it is diffed or its operation made), and its deps
     are resolved as it is listed (most name a node listed before it)."""
 
-    def __init__(self, dp: Dataplane, watched: frozenset[str]) -> None:
-        self.ctx = NodeContext(dp)
+    def __init__(self, dp: Dataplane, watched: frozenset[str],
+                 linux: LinuxSide | None = None) -> None:
+        self.ctx = NodeContext(dp, linux)
         self.index: dict[str, int] = {}  # key -> position
         self.objs: list[str] = []
         self.sources: list[Any] = []  # see Descriptor.listing; None once handed out
@@ -227,8 +230,8 @@ class PlanState:
     and per edge were most of the planning time and memory."""
 
     def __init__(self, desired: Dataplane, live: Dataplane) -> None:
-        self.live_nodes, self.live_ctx = collect(live)
-        self.desired = Desired(desired, live.foreign)
+        self.live_nodes, self.live_ctx = collect(live, live.linux)
+        self.desired = Desired(desired, live.foreign, live.linux)
         self.desired_ctx = self.desired.ctx
         self.size = len(self.desired.objs)  # numbers below it are desired positions
         self.act = bytearray(self.size)  # per position: NOTHING, CREATE or UPDATE

@@ -29,10 +29,12 @@ from vppcfg.commands.allow import (
 )
 from vppcfg.commands.common import (
     add_config_argument,
+    add_linux_options,
     add_timeout_option,
     add_vpp_options,
     config_path,
     json_pieces,
+    open_vpp,
     read_config,
 )
 from vppcfg.commands.plan import (
@@ -55,6 +57,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     add_config_argument(parser)
     add_vpp_options(parser)
+    add_linux_options(parser)
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="text (default), or one JSON document on stdout with what was "
                         "planned, made, undone (schema/apply-result.schema.json)")
@@ -219,9 +222,10 @@ def outcome_result(result: dict[str, Any], outcome: Any) -> None:
 def _run_apply(args: argparse.Namespace, path: str) -> int:
     from vppcfg.apply.confirm import ConfirmError, is_pending, timer_alive
     from vppcfg.apply.lock import ApplyLock, LockBusy, LockError
+    from vppcfg.linux import LinuxError
     from vppcfg.objects import RenderError
     from vppcfg.planner import PlanError
-    from vppcfg.vpp import VppConnection, VppError
+    from vppcfg.vpp import VppError
 
     if args.detailed_exitcode and not args.dry_run:
         _err("--detailed-exitcode needs --dry-run", args)
@@ -231,7 +235,7 @@ def _run_apply(args: argparse.Namespace, path: str) -> int:
         return detailed_exit(args, code, 0)
     try:
         if args.dry_run:
-            with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
+            with open_vpp(args) as conn:
                 return _dry_run(conn, desired, args)
         with ApplyLock(args.lock_file):
             if is_pending(args.state_dir):
@@ -239,12 +243,12 @@ def _run_apply(args: argparse.Namespace, path: str) -> int:
                      + ("(or wait for its rollback) first" if timer_alive(args.state_dir)
                         else "first (its rollback timer is no longer running)"), args)
                 return EXIT_FAILED
-            with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
+            with open_vpp(args) as conn:
                 return _apply(conn, desired, args)
     except (LockBusy, LockError) as err:
         _err(str(err), args)
         return EXIT_FAILED if isinstance(err, LockBusy) else EXIT_USAGE
-    except VppError as err:
+    except (VppError, LinuxError) as err:
         _err(str(err), args)
         return detailed_exit(args, EXIT_USAGE, 0)
     except (ConfirmError, PlanError, RenderError) as err:
@@ -253,14 +257,18 @@ def _run_apply(args: argparse.Namespace, path: str) -> int:
 
 
 def _dry_run(conn: Any, desired: Any, args: argparse.Namespace) -> int:
+    from vppcfg.commands.linuxside import warn_unowned
     from vppcfg.objects import render_cli
     from vppcfg.planner import plan
 
-    ops = plan(desired, conn.dump())
+    live = conn.dump()
+    ops = plan(desired, live)
     findings = preflight_warnings(ops, conn.offer(), args.config, desired, "vppcfg apply",
                                   text=args.config_text)
+    warn_unowned(desired, live, "vppcfg apply")
     deferred: list[str] = []
-    text = render_cli(ops, acl_indexes(conn), deferred)
+    sync = live.linux is not None and live.linux.settings.sync
+    text = render_cli(ops, acl_indexes(conn), deferred, sync)
     if text and not text.endswith("\n"):
         text += "\n"
     if args.result is None:
@@ -292,6 +300,10 @@ def _apply(conn: Any, desired: Any, args: argparse.Namespace) -> int:
         print(report, file=sys.stderr)
         return EXIT_FAILED
     _say(args, f"{report} ({seconds:.2f}s)")
+    if conn.linux is not None and not conn.linux.managed:
+        from vppcfg.commands.linuxside import warn_unowned
+
+        warn_unowned(desired, conn.dump(), "vppcfg apply")
     if args.confirm and outcome.executed:
         return _arm_confirm(conn, outcome, args)
     return EXIT_OK

@@ -8,6 +8,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Collection, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 STDIN = "-"  # as a config file name: read the config from stdin
@@ -30,6 +31,36 @@ def add_vpp_options(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help=f"VPP API definitions, *.api.json (default $VPPCFG_JSON_DIR or {DEFAULT_JSON_DIR})",
     )
+
+
+def add_linux_options(parser: argparse.ArgumentParser) -> None:
+    """How the Linux side of the lcp pairs is reached, and who owns it."""
+    parser.add_argument(
+        "--linux-socket", metavar="PATH", default=os.environ.get("VPPCFG_LINUX_SOCKET"),
+        help="reach the Linux side through the simulator's socket at PATH (default "
+             "$VPPCFG_LINUX_SOCKET, else vppcfg-sim's beside the API socket, else netlink)",
+    )
+    parser.add_argument(
+        "--linux-owner", choices=("vppcfg", "other"), default="vppcfg",
+        help="who makes the lcp pairs' Linux side match the file: vppcfg (default), or "
+             "another tool (then its differences are only reported)",
+    )
+
+
+@contextmanager
+def open_vpp(args: argparse.Namespace) -> Iterator[Any]:
+    """A connection to VPP (vppcfg.vpp.VppConnection) that reads and writes
+    the Linux side of its lcp pairs as the options say."""
+    from vppcfg.linux import open_access
+    from vppcfg.vpp import VppConnection
+
+    with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
+        conn.linux = open_access(args.vpp_api_socket, getattr(args, "linux_socket", None),
+                                 getattr(args, "linux_owner", "vppcfg") == "vppcfg")
+        try:
+            yield conn
+        finally:
+            conn.linux.close()
 
 
 def add_timeout_option(parser: argparse.ArgumentParser) -> None:

@@ -14,7 +14,13 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from vppcfg.commands.common import add_timeout_option, add_vpp_options, write_output
+from vppcfg.commands.common import (
+    add_linux_options,
+    add_timeout_option,
+    add_vpp_options,
+    open_vpp,
+    write_output,
+)
 from vppcfg.model import Dataplane, FrozenDict
 
 FOREIGN_HEADER = (
@@ -29,6 +35,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Read the running VPP and print it as a vppcfg config.",
     )
     add_vpp_options(parser)
+    add_linux_options(parser)
     parser.add_argument("--format", choices=("yaml", "json"), default="yaml",
                         help="a config file in YAML (default), or the same as JSON")
     parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
@@ -37,17 +44,36 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vppcfg.vpp import VppConnection, VppError
+    from vppcfg.linux import LinuxError
+    from vppcfg.vpp import VppError
 
     try:
-        with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
+        with open_vpp(args) as conn:
             live = conn.dump()
             _say_unread(conn)
-    except VppError as err:
+    except (VppError, LinuxError) as err:
         print(f"vppcfg dump: {err}", file=sys.stderr)
         return 2
     text = render(live, args.format)
     return write_output(text, args.output, "vppcfg dump")
+
+
+def linux_header(live: Dataplane) -> list[str]:
+    """What the dump says of the Linux side: linux-cp's settings, and each
+    pair whose Linux side differs from its VPP interface (the file written
+    from this dump would have vppcfg make it right)."""
+    from dataclasses import replace
+
+    from vppcfg.commands.linuxside import linux_steps
+
+    if live.linux is None:
+        return []
+    lines = [f"linux-cp: {live.linux.settings.words()}"]
+    steps = linux_steps(replace(live, linux=None), live)
+    if steps:
+        lines.append(f"Linux side differs from VPP's in {len(steps)} place(s):")
+        lines += [f"  {step}" for step in steps]
+    return lines
 
 
 def _say_unread(conn: Any) -> None:
@@ -64,11 +90,15 @@ def render(live: Dataplane, fmt: str = "yaml") -> str:
     from vppcfg import config
 
     owned, foreign = split_foreign(live)
+    header = linux_header(live)
     if fmt == "json":
         data = config.to_dict(owned)
         data["_foreign"] = sorted(live.foreign)
+        if header:
+            data["_linux"] = header
         return json.dumps(data, indent=2) + "\n"
     text = config.to_yaml(owned, annotate_foreign=True)
+    text = "".join(f"# {line}\n" for line in header) + text
     if foreign is None:
         return text
     block = config.to_yaml(foreign, allow_section=False)  # the allow list is said once, above

@@ -29,10 +29,12 @@ from vppcfg.commands.allow import (
 )
 from vppcfg.commands.common import (
     add_config_argument,
+    add_linux_options,
     add_timeout_option,
     add_vpp_options,
     config_path,
     json_pieces,
+    open_vpp,
     read_config,
     write_output,
 )
@@ -63,11 +65,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="VPP CLI commands (default), or JSON: the warnings and operations")
     parser.add_argument("--novpp", action="store_true",
                         help="do not contact VPP: plan against a fresh VPP with the config's PHYs")
+    parser.add_argument("--linux-cp", metavar="WORDS", default=None,
+                        help="with --novpp: the words of startup.conf's `linux-cp { }` stanza "
+                             "the VPP will run with (e.g. \"lcp-sync lcp-auto-subint default "
+                             "netns dataplane\"); the plan then includes the Linux side")
     add_detailed_exitcode(parser)
     add_allow_option(parser)
     add_strict_option(parser)
     add_timeout_option(parser)
     add_vpp_options(parser)
+    add_linux_options(parser)
     parser.set_defaults(func=run)
 
 
@@ -126,14 +133,33 @@ def _load(args: argparse.Namespace) -> tuple[Dataplane | None, list[Any], int]:
 
 def _live(args: argparse.Namespace
           ) -> tuple[Dataplane | None, dict[str, int], Offer | None, int]:
-    from vppcfg.vpp import VppConnection, VppError
+    from vppcfg.linux import LinuxError
+    from vppcfg.vpp import VppError
 
     try:
-        with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
+        with open_vpp(args) as conn:
             return conn.dump(), acl_indexes(conn), conn.offer(), 0
-    except VppError as err:
+    except (VppError, LinuxError) as err:
         print(f"vppcfg plan: {err}", file=sys.stderr)
         return None, {}, None, 2
+
+
+def _fresh(desired: Dataplane, args: argparse.Namespace) -> Dataplane | None:
+    """--novpp's live side: a fresh VPP, with linux-cp's settings if given."""
+    from dataclasses import replace
+
+    from vppcfg.linux import parse_words
+    from vppcfg.model import LinuxSide
+
+    fresh = fresh_dataplane(desired)
+    if args.linux_cp is None:
+        return fresh
+    try:
+        settings = parse_words(args.linux_cp)
+    except ValueError as err:
+        print(f"vppcfg plan: --linux-cp: {err}", file=sys.stderr)
+        return None
+    return replace(fresh, linux=LinuxSide(settings, {}, args.linux_owner == "vppcfg"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -204,8 +230,14 @@ def _plan(args: argparse.Namespace) -> tuple[int, int]:
     if desired is None:
         return code, 0
     offer = None
+    if args.linux_cp is not None and not args.novpp:
+        print("vppcfg plan: --linux-cp goes with --novpp (a VPP says its own settings)",
+              file=sys.stderr)
+        return 2, 0
     if args.novpp:
-        live, acl_indexes = fresh_dataplane(desired), {}
+        live, acl_indexes = _fresh(desired, args), {}
+        if live is None:
+            return 2, 0
     else:
         live, acl_indexes, offer, code = _live(args)
         if live is None:
@@ -233,10 +265,13 @@ def _made(args: argparse.Namespace, desired: Dataplane, live: Dataplane, offer: 
     `counts` gets the operations by action. The CLI of a plan nothing else
     needs whole is rendered as the planner hands the operations out, so the
     operations and their text are never all in memory at once."""
+    from vppcfg.commands.linuxside import warn_cli_linux, warn_unowned
     from vppcfg.objects import render_cli_chunks
     from vppcfg.planner import plan, plan_runs, plan_stream
 
-    if offer is None:
+    sync = live.linux is not None and live.linux.settings.sync
+    warn_unowned(desired, live, "vppcfg plan")
+    if offer is None and live.linux is None:
         if args.format == "json":
             return _json_chunks(plan_stream(desired, live), [], warnings, counts), []
         return render_cli_chunks(plan_runs(desired, live), acl_indexes, deferred, counts), []
@@ -244,7 +279,9 @@ def _made(args: argparse.Namespace, desired: Dataplane, live: Dataplane, offer: 
     findings = preflight_warnings(ops, offer, args.config, desired, text=args.config_text)
     if args.format == "json":
         return _json_chunks(ops, findings, warnings, counts), findings
-    return render_cli_chunks(ops, acl_indexes, deferred, counts), findings
+    if args.output or args.format == "cli":
+        warn_cli_linux(ops, live, "vppcfg plan")
+    return render_cli_chunks(ops, acl_indexes, deferred, counts, sync), findings
 
 
 def warn_deferred(deferred: list[str], prog: str) -> None:

@@ -5,7 +5,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from vppcfg.objects import acl, address, bond, bridge, interface, l2xc, lcp, mpls, sflow, tap, vxlan
+from vppcfg.objects import (
+    acl,
+    address,
+    bond,
+    bridge,
+    interface,
+    l2xc,
+    lcp,
+    linux,
+    mpls,
+    sflow,
+    tap,
+    vxlan,
+)
 from vppcfg.objects.base import Descriptor, RenderContext, RenderError, comment_text
 from vppcfg.ops import CreateRun, Operation, VppContext
 
@@ -40,6 +53,9 @@ DESCRIPTORS: tuple[Descriptor, ...] = (
     sflow.SflowInterface(),
     acl.Acl(),
     acl.InterfaceAcls(),
+    # last: the Linux side follows everything VPP does (linux-cp acts on it)
+    linux.HostInterface(),
+    linux.HostAddress(),
 )
 _BY_OBJ = {desc.obj: desc for desc in DESCRIPTORS}
 
@@ -60,7 +76,7 @@ def render_op(op: Operation, rc: RenderContext | None = None) -> list[str]:
 
 
 def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None = None,
-               deferred: list[str] | None = None) -> str:
+               deferred: list[str] | None = None, linux_sync: bool = False) -> str:
     """The plan as VPP CLI: one command per line, grouped under comments.
 
     ``acl_indexes`` maps the names of ACLs already in VPP to their index (the
@@ -68,7 +84,7 @@ def render_cli(ops: Iterable[Operation], acl_indexes: Mapping[str, int] | None =
     known is left to the next plan (see RenderContext) and its key added to
     ``deferred``.
     """
-    return "".join(render_cli_chunks(ops, acl_indexes, deferred))
+    return "".join(render_cli_chunks(ops, acl_indexes, deferred, linux_sync=linux_sync))
 
 
 CHUNK_LINES = 4096  # lines per piece of render_cli_chunks' text
@@ -77,13 +93,15 @@ CHUNK_LINES = 4096  # lines per piece of render_cli_chunks' text
 def render_cli_chunks(ops: Iterable[Operation | CreateRun],
                       acl_indexes: Mapping[str, int] | None = None,
                       deferred: list[str] | None = None,
-                      counts: dict[str, int] | None = None) -> list[str]:
+                      counts: dict[str, int] | None = None,
+                      linux_sync: bool = False) -> list[str]:
     """render_cli's text in pieces of about CHUNK_LINES lines, which join to it:
     a large plan's lines are joined as they come instead of all held at once,
     and ``ops`` may be a stream (each operation is let go once rendered),
     with runs of creates (planner.plan_runs).
-    ``counts`` (by action) gets the number of operations rendered."""
-    rc = RenderContext(dict(acl_indexes or {}))
+    ``counts`` (by action) gets the number of operations rendered.
+    ``linux_sync``: linux-cp runs with lcp-sync (see objects.linux)."""
+    rc = RenderContext(dict(acl_indexes or {}), linux_sync)
     chunks: list[str] = []
     lines: list[str] = []
     action = obj = ""  # the group of operations being written
@@ -109,6 +127,8 @@ def render_cli_chunks(ops: Iterable[Operation | CreateRun],
         if len(lines) >= CHUNK_LINES:
             chunks.append("\n".join(lines) + "\n")
             lines = []
+    if rc.trailer:
+        lines += ["comment { linux-cp: sync every pair's Linux side }", *rc.trailer]
     if lines:
         chunks.append("\n".join(lines) + "\n")
     if counts is not None and seen:

@@ -17,7 +17,7 @@ from itertools import chain, compress, repeat
 from operator import attrgetter, is_
 from typing import Any, Protocol
 
-from vppcfg.model import Dataplane, FrozenDict, Interface, InterfaceKind
+from vppcfg.model import Dataplane, FrozenDict, Interface, InterfaceKind, LinuxSide
 from vppcfg.objects.needs import Dump, Uses
 from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
@@ -77,8 +77,12 @@ class RenderContext:
     free slot without a word: the printed plan left the interface unbound;
     found by the real-VPP walk, seed 5, on 26.06 and 26.10.)"""
 
-    def __init__(self, acl_indexes: dict[str, int] | None = None) -> None:
+    def __init__(self, acl_indexes: dict[str, int] | None = None,
+                 linux_sync: bool = False) -> None:
         self.acl_indexes = dict(acl_indexes or {})
+        # linux-cp runs with lcp-sync: VPP's CLI can make the Linux side right
+        self.linux_sync = linux_sync
+        self.trailer: list[str] = []  # lines written once after the whole plan
         self._said: set[str] = set()
         self._freed: list[int] = []  # slots this plan's deletes freed, last on top
         self.deferred: list[str] = []  # bindings left to the next plan (see the class)
@@ -88,6 +92,11 @@ class RenderContext:
             return []
         self._said.add(line)
         return [line]
+
+    def trail(self, line: str) -> None:
+        """Write `line` once, after the plan's last operation."""
+        if line not in self.trailer:
+            self.trailer.append(line)
 
     def acl_index(self, name: str) -> int:
         if name not in self.acl_indexes:
@@ -308,8 +317,11 @@ class PlanView(Protocol):
 class NodeContext:
     """Per-dataplane indexes shared by all descriptors (built once, O(n))."""
 
-    def __init__(self, dp: Dataplane) -> None:
+    def __init__(self, dp: Dataplane, linux: LinuxSide | None = None) -> None:
         self.dp = dp
+        # the live Linux side (settings, host netdevs) when the command reads
+        # it: both dataplanes of a plan are listed against the same one
+        self.linux = linux
         self.children: dict[str, list[Interface]] = {}
         # (node key, interface): the key every per-interface node starts from
         self.keyed: list[tuple[str, Interface]] = []

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextlib import nullcontext
 from typing import Any
 
-from vppcfg.model import Dataplane, Interface
+from vppcfg.model import Dataplane, FrozenDict, Interface
 from vppcfg.objects.base import (
     Claim,
     Columns,
     Descriptor,
     Node,
     NodeContext,
+    PlanView,
     RenderContext,
     ikey,
     token,
@@ -20,7 +22,7 @@ from vppcfg.objects.base import (
 from vppcfg.objects.needs import LINUX_CP, Dump, Uses, pick
 from vppcfg.objects.reading import RawDump, Reading
 from vppcfg.ops import Operation, VppContext
-from vppcfg.vpp_numbers import SYSCALL_ERROR_3, VALUE_EXIST
+from vppcfg.vpp_numbers import INVALID_SW_IF_INDEX, SYSCALL_ERROR_3, VALUE_EXIST
 
 HOST_TAP = 0
 # newest first: the executor sends the first one this VPP offers
@@ -58,6 +60,8 @@ class Lcp(Descriptor):
     def columns(self, dp: Dataplane, ctx: NodeContext) -> Columns:
         interfaces = dp.interfaces
         paired = list(ctx.having("lcp"))
+        if dp.linux is None and ctx.linux is not None and ctx.linux.settings.auto_subint:
+            paired += _unpaired_subs(dp)
         owners = [key for key, _ in paired]
         parents = [interfaces.get(itf.parent) if itf.parent else None for _, itf in paired]
         # the parent's pair comes first
@@ -70,15 +74,60 @@ class Lcp(Descriptor):
         return {"name": source.name, "host": source.lcp}
 
     def claims(self, node: Node) -> tuple[Claim, ...]:
+        if node.value["host"] is None:
+            return ()
         return (Claim(f"lcp-host:{node.value['host']}"), Claim(f"role:{node.value['name']}", "any"))
 
     def recreate_reason(self, old: Node, new: Node) -> str | None:
+        if new.value["host"] is None:
+            return "the file asks for no pair: lcp-auto-subint's pair is deleted"
         return "host name changed: lcp pair is recreated"
+
+    def noop(self, op: Operation) -> bool:
+        # "no pair" where VPP makes none (see _unpaired_subs)
+        return op.action == "create" and op.params["host"] is None and "auto" not in op.params
+
+    def noop_create(self, source: Interface) -> bool:
+        return source.lcp is None
+
+    def adjust(self, plan: PlanView) -> None:
+        """lcp-auto-subint: VPP pairs a sub made under a paired parent itself,
+        as <parent host>.<sub id>. A sub made in this plan while its parent's
+        pair stays gets "auto" (that name): its create adopts the pair when the
+        file names it so, else replaces or deletes it. A parent whose pair is
+        made or removed in this plan has none while the sub is made (the sub
+        goes before the new pair, after the old one's delete)."""
+        side = plan.desired_ctx.linux
+        if side is None or not side.settings.auto_subint:
+            return
+        interfaces = plan.desired_ctx.dp.interfaces
+        for op in plan.operations("create", self.obj):
+            itf = interfaces.get(op.params["name"])
+            made = plan.get("create", ikey(itf.name)) if itf is not None else None
+            if made is None or not itf.parent:
+                continue
+            parent = interfaces[itf.parent]
+            parent_key = f"{ikey(parent.name)}/lcp"
+            new_pair, old_pair = plan.get("create", parent_key), plan.get("delete", parent_key)
+            if new_pair is not None:
+                plan.edge(made, new_pair)
+            if old_pair is not None:
+                plan.edge(old_pair, made)
+            if parent.lcp and new_pair is None and old_pair is None:
+                auto = f"{parent.lcp}.{itf.sub_id}"
+                plan.replace(op, FrozenDict({**op.params, "auto": auto}))
 
     def render(self, op: Operation, rc: RenderContext) -> list[str]:
         if op.action == "delete":
             return [f"lcp delete {token(op.params['name'])}"]
-        return self.created_lines(op.params)
+        auto = op.params.get("auto")
+        if auto is None:
+            return self.created_lines(op.params)
+        name, host = token(op.params["name"]), op.params["host"]
+        said = f"comment {{ lcp-auto-subint pairs {name} as {token(auto)} }}"
+        if host == auto:
+            return [said]
+        return [said, f"lcp delete {name}", *(self.created_lines(op.params) if host else ())]
 
     def created_lines(self, params: Mapping[str, Any]) -> list[str]:
         return _created((params["name"],), (params["host"],))
@@ -87,6 +136,35 @@ class Lcp(Descriptor):
         return _created([itf.name for itf in sources], [itf.lcp for itf in sources])
 
     def execute(self, op: Operation, ctx: VppContext) -> None:
+        auto, host = op.params.get("auto"), op.params["host"]
+        if auto is not None:
+            if host == auto:
+                return  # adopted: VPP made the pair the file names
+            _drop_auto_pair(op, ctx)
+            if host is None:
+                return
         args = dict(is_add=op.action == "create", sw_if_index=ctx.sw_if_index(op.params["name"]),
-                    host_if_name=op.params["host"], host_if_type=HOST_TAP, netns="")
+                    host_if_name=host, host_if_type=HOST_TAP, netns="")
         ctx.call(pick(ctx, ADD_DEL), **args)
+
+
+def _unpaired_subs(dp: Dataplane) -> list[tuple[str, Interface]]:
+    """(key, sub) of the subs the file wants without a pair under a parent
+    with one: with lcp-auto-subint, "no pair" is something to make."""
+    interfaces = dp.interfaces
+    return [(ikey(itf.name), itf) for itf in interfaces.values()
+            if itf.parent and not itf.lcp and interfaces[itf.parent].lcp]
+
+
+def _drop_auto_pair(op: Operation, ctx: VppContext) -> None:
+    """Delete the pair lcp-auto-subint made (none if VPP could not make it, as
+    for a QinQ sub whose outer sub has no pair yet): one call, answered now."""
+    immediate = getattr(ctx, "immediate", None)
+    with immediate() if immediate is not None else nullcontext():
+        try:
+            ctx.call(pick(ctx, ADD_DEL), is_add=False,
+                     sw_if_index=ctx.sw_if_index(op.params["name"]), host_if_name="",
+                     host_if_type=HOST_TAP, netns="")
+        except Exception as err:  # the backend's refusal carries the retval
+            if getattr(err, "retval", None) != INVALID_SW_IF_INDEX:
+                raise

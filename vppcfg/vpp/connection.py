@@ -94,6 +94,9 @@ class VppConnection:
         self._dumped_index: dict[str, int] | None = None  # name -> index of the last dump
         self.json_dir = ""  # where the definitions came from (for the preflight's reports)
         self._reopen: tuple[Any, ...] | None = None  # _connect's arguments, for reconnect()
+        # The Linux side of the lcp pairs (vppcfg.linux.LinuxAccess), set by a
+        # command that reads it: dump() then reads it too, the executor writes it.
+        self.linux: Any = None
 
     @classmethod
     @contextmanager
@@ -351,6 +354,10 @@ class VppConnection:
 
         with gc_paused():  # thousands of replies and dicts, no cycles
             raw = collect(self)
+            if self.linux is not None:
+                from vppcfg.linux import collect_linux
+
+                collect_linux(self, raw)
             self._dumped_index = {d["interface_name"]: d["sw_if_index"]
                                   for d in raw.rows("interfaces")}
             return build_dataplane(raw)
