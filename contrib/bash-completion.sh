@@ -19,12 +19,14 @@ _vppcfg__dump() {
     case "$prev" in
             --vpp-api-socket) _filedir; return ;;
             --vpp-json-dir) _filedir -d; return ;;
+            --linux-socket) _filedir; return ;;
+            --linux-side) COMPREPLY=($(compgen -W "off manage report" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "yaml json" -- "$cur")); return ;;
             -o|--output) _filedir; return ;;
             --timeout) COMPREPLY=(); return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--format --help --output --timeout --vpp-api-socket --vpp-json-dir -o" -- "$cur"))
+        COMPREPLY=($(compgen -W "--format --help --linux-side --linux-socket --output --timeout --vpp-api-socket --vpp-json-dir -o" -- "$cur"))
     fi
 }
 _vppcfg__plan() {
@@ -34,13 +36,16 @@ _vppcfg__plan() {
             -c|--config) _filedir; return ;;
             -o|--output) _filedir; return ;;
             --format) COMPREPLY=($(compgen -W "cli json" -- "$cur")); return ;;
+            --linux-cp) COMPREPLY=(); return ;;
             --allow) COMPREPLY=(); return ;;
             --timeout) COMPREPLY=(); return ;;
             --vpp-api-socket) _filedir; return ;;
             --vpp-json-dir) _filedir -d; return ;;
+            --linux-socket) _filedir; return ;;
+            --linux-side) COMPREPLY=($(compgen -W "off manage report" -- "$cur")); return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--allow --config --detailed-exitcode --format --help --novpp --output --strict --timeout --vpp-api-socket --vpp-json-dir -c -o" -- "$cur"))
+        COMPREPLY=($(compgen -W "--allow --config --detailed-exitcode --format --help --linux-cp --linux-side --linux-socket --novpp --output --strict --timeout --vpp-api-socket --vpp-json-dir -c -o" -- "$cur"))
     else
         _filedir
     fi
@@ -52,6 +57,8 @@ _vppcfg__apply() {
             -c|--config) _filedir; return ;;
             --vpp-api-socket) _filedir; return ;;
             --vpp-json-dir) _filedir -d; return ;;
+            --linux-socket) _filedir; return ;;
+            --linux-side) COMPREPLY=($(compgen -W "off manage report" -- "$cur")); return ;;
             --format) COMPREPLY=($(compgen -W "text json" -- "$cur")); return ;;
             --allow) COMPREPLY=(); return ;;
             --confirm) COMPREPLY=(); return ;;
@@ -60,7 +67,7 @@ _vppcfg__apply() {
             --timeout) COMPREPLY=(); return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--allow --config --confirm --detailed-exitcode --dry-run --format --help --lock-file --state-dir --strict --timeout --vpp-api-socket --vpp-json-dir -c" -- "$cur"))
+        COMPREPLY=($(compgen -W "--allow --config --confirm --detailed-exitcode --dry-run --format --help --linux-side --linux-socket --lock-file --state-dir --strict --timeout --vpp-api-socket --vpp-json-dir -c" -- "$cur"))
     else
         _filedir
     fi

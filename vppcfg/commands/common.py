@@ -41,10 +41,15 @@ def add_linux_options(parser: argparse.ArgumentParser) -> None:
              "$VPPCFG_LINUX_SOCKET, else vppcfg-sim's beside the API socket, else netlink)",
     )
     parser.add_argument(
-        "--linux-owner", choices=("vppcfg", "other"), default="vppcfg",
-        help="who makes the lcp pairs' Linux side match the file: vppcfg (default), or "
-             "another tool (then its differences are only reported)",
+        "--linux-side", choices=LINUX_SIDE, default=os.environ.get("VPPCFG_LINUX_SIDE", "off"),
+        help="the lcp pairs' Linux side (state, MTU, addresses in each pair's netns): off "
+             "(default, VPP's half only, as vppcfg 1.x), manage (plan, apply and verify it "
+             "too), report (another tool owns it: print its differences); default "
+             "$VPPCFG_LINUX_SIDE",
     )
+
+
+LINUX_SIDE = ("off", "manage", "report")
 
 
 @contextmanager
@@ -55,8 +60,12 @@ def open_vpp(args: argparse.Namespace) -> Iterator[Any]:
     from vppcfg.vpp import VppConnection
 
     with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
+        side = getattr(args, "linux_side", "off")
+        if side == "off":
+            yield conn
+            return
         conn.linux = open_access(args.vpp_api_socket, getattr(args, "linux_socket", None),
-                                 getattr(args, "linux_owner", "vppcfg") == "vppcfg")
+                                 side == "manage")
         try:
             yield conn
         finally:

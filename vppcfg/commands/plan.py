@@ -159,7 +159,7 @@ def _fresh(desired: Dataplane, args: argparse.Namespace) -> Dataplane | None:
     except ValueError as err:
         print(f"vppcfg plan: --linux-cp: {err}", file=sys.stderr)
         return None
-    return replace(fresh, linux=LinuxSide(settings, {}, args.linux_owner == "vppcfg"))
+    return replace(fresh, linux=LinuxSide(settings, {}, args.linux_side != "report"))
 
 
 def run(args: argparse.Namespace) -> int:
