@@ -123,6 +123,8 @@ _vppcfg_sim() {
             --api-dir) _filedir -d; return ;;
             --ready-file) _filedir; return ;;
             --keepalive) COMPREPLY=(); return ;;
+            --linux-cp) COMPREPLY=(); return ;;
+            --linux-socket) _filedir; return ;;
             --stats-socket) _filedir; return ;;
             --wire-socket) _filedir; return ;;
             --wire-ports) COMPREPLY=(); return ;;
@@ -132,7 +134,7 @@ _vppcfg_sim() {
             --disable-plugin) COMPREPLY=(); return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--api-dir --capacity-pps --disable-plugin --fail-after --help --inventory --keepalive --lcp-auto-subint --no-kernel-vlan --no-per-node-counters --no-stats --node-stats-interval --phy --print-api-dir --ready-file --release --socket --stats-socket --verbose --version --wire-ports --wire-socket -v" -- "$cur"))
+        COMPREPLY=($(compgen -W "--api-dir --capacity-pps --disable-plugin --fail-after --help --inventory --keepalive --lcp-auto-subint --linux-cp --linux-socket --no-kernel-vlan --no-per-node-counters --no-stats --node-stats-interval --phy --print-api-dir --ready-file --release --socket --stats-socket --verbose --version --wire-ports --wire-socket -v" -- "$cur"))
     fi
 }
 complete -F _vppcfg_sim vppcfg-sim

@@ -274,7 +274,12 @@ def test_lcp_pair_lifecycle(sim: Sim) -> None:
     # 15 characters (Linux's limit) work on vpp-real, through the CLI and every API version
     assert sim("lcp_itf_pair_add_del_v3", is_add=True, sw_if_index=3,
                host_if_name="x" * 15)["retval"] == 0
-    # lcp-sync: the phy's packet MTU comes back as its hardware MTU
+    # lcp-sync with linux_nl (the recorded VPP's): the phy's packet MTU comes back
+    # as its hardware MTU; vpp-real, without linux_nl, keeps its hardware MTU
+    lcp.pairs(sim.state).sync = True
+    sim("sw_interface_set_mtu", sw_if_index=1, mtu=[1400, 0, 0, 0])
+    assert sim.itf(1)["link_mtu"] == 9000
+    lcp.pairs(sim.state).linux_nl = True
     sim("sw_interface_set_mtu", sw_if_index=1, mtu=[1500, 0, 0, 0])
     assert sim.itf(1)["link_mtu"] == 1500
     assert sim("lcp_itf_pair_add_del_v3", is_add=False, sw_if_index=1)["retval"] == 0

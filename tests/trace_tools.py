@@ -125,12 +125,15 @@ def prepare_host(state: Any, scenario: Scenario) -> None:
 def replay_model(scenario: Scenario) -> Any:
     """A fresh simulator set up like the recording host: no PHYs (the trace makes
     its ports), the scenario's veths, namespaces and bridges, a kernel without
-    802.1q (the recorded VPP could not pair sub-interfaces) and linux-cp's
-    lcp-auto-subint on, as in its startup.conf."""
+    802.1q (the recorded VPP could not pair sub-interfaces), linux-cp's
+    lcp-sync and lcp-auto-subint on, as in its startup.conf, and its linux_nl
+    plugin loaded (an MTU synced to a host tap comes back as the hardware MTU)."""
     from vppcfg.sim.dataplane import SimDataplane
+    from vppcfg.sim.plugins.lcp import pairs
 
     model = SimDataplane([], host_interfaces=scenario.host_veths, kernel_vlan=False,
-                         lcp_auto_subint=True)
+                         linux_cp="lcp-sync lcp-auto-subint")
+    pairs(model.state).linux_nl = True
     prepare_host(model.state, scenario)
     return model
 

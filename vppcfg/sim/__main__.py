@@ -3,7 +3,7 @@
     vppcfg-sim --print-api-dir [--release 24.10]
     vppcfg-sim --socket /tmp/vpp-api.sock [--inventory phys.yaml] [--phy NAME[,mac=..][,mtu=..]]
                [--fail-after N] [--api-dir DIR] [--ready-file PATH] [--keepalive SECONDS]
-               [--no-kernel-vlan] [--lcp-auto-subint]
+               [--no-kernel-vlan] [--lcp-auto-subint] [--linux-cp WORDS] [--linux-socket PATH]
                [--stats-socket PATH | --no-stats] [--wire-socket PATH] [--wire-ports IF0,IF1]
                [--capacity-pps N] [--node-stats-interval SECONDS] [--no-per-node-counters]
                [--release 24.10] [--disable-plugin NAME ...]
@@ -86,6 +86,15 @@ def build_parser() -> argparse.ArgumentParser:
         help="linux-cp pairs new sub-interfaces of paired interfaces by itself "
         "(VPP's lcp-auto-subint; vppcfg wants it off, the default)",
     )
+    parser.add_argument(
+        "--linux-cp", default="", metavar="WORDS",
+        help="the words of startup.conf's linux-cp { ... } stanza, e.g. \"lcp-sync "
+        "lcp-auto-subint default netns dataplane\" (default: VPP's defaults: no sync, "
+        "no auto-subint, no default netns); a netns named there is made in the sim's Linux")
+    parser.add_argument(
+        "--linux-socket", metavar="PATH",
+        help="serve the sim's Linux side (netdevs, addresses) as newline-delimited JSON "
+        "here (default: the API socket's path with .linux appended)")
     add_stats_options(parser)
     add_release_options(parser)
     parser.add_argument("-v", "--verbose", action="store_true", help="log every request")
@@ -152,6 +161,15 @@ def start_stats(args: argparse.Namespace, dataplane: Any, lock: Any) -> Any:
     return service.start()
 
 
+def start_linux(args: argparse.Namespace, dataplane: Any, lock: Any) -> Any:
+    """The Linux socket (vppcfg.sim.linux_server), started under the API's lock."""
+    from vppcfg.sim.linux_server import LinuxServer, default_path
+    from vppcfg.sim.plugins._util import linux
+
+    path = args.linux_socket or default_path(args.socket)
+    return LinuxServer(linux(dataplane.state), path, lock).start()
+
+
 def inventory_from_args(args: argparse.Namespace) -> list[Phy]:
     phys = load_inventory(args.inventory) if args.inventory else []
     phys += [parse_phy_option(spec, len(phys) + i) for i, spec in enumerate(args.phy)]
@@ -159,13 +177,14 @@ def inventory_from_args(args: argparse.Namespace) -> list[Phy]:
 
 
 def make_dataplane(phys: list[Phy], fail_after: int | None, kernel_vlan: bool = True,
-                   lcp_auto_subint: bool = False, plugins: list[str] | None = None) -> Any:
+                   lcp_auto_subint: bool = False, plugins: list[str] | None = None,
+                   linux_cp: str = "") -> Any:
     """The behaviour model (vppcfg.sim.dataplane.SimDataplane); `plugins`: the
     plugin models to load (default: all of them)."""
     from vppcfg.sim.dataplane import PLUGINS, SimDataplane
 
     return SimDataplane(phys, fail_after=fail_after, kernel_vlan=kernel_vlan,
-                        lcp_auto_subint=lcp_auto_subint,
+                        lcp_auto_subint=lcp_auto_subint, linux_cp=linux_cp,
                         plugins=PLUGINS if plugins is None else plugins)
 
 
@@ -223,11 +242,12 @@ def _start(args: argparse.Namespace, phys: list[Phy], release: Any, plugins: lis
     started = None
     try:
         dataplane = dress(make_dataplane(phys, args.fail_after, args.kernel_vlan,
-                                         args.lcp_auto_subint, plugins), release)
+                                         args.lcp_auto_subint, plugins, args.linux_cp), release)
         server = SimServer(dataplane, args.socket, api_dir=api_dir, keepalive=args.keepalive)
         # only a server that bound its socket may remove it: a failed bind leaves
         # whatever is at that path (someone else's socket) alone
         started = server.start()
+        started.linux = start_linux(args, dataplane, server.lock)
         return started, start_stats(args, dataplane, server.lock)
     except UnicodeDecodeError as err:
         print(f"{PROG}: --api-dir {api_dir}: a definition file is not UTF-8 JSON ({err.reason})",
@@ -237,8 +257,15 @@ def _start(args: argparse.Namespace, phys: list[Phy], release: Any, plugins: lis
     except ValueError as err:
         print(f"{PROG}: {err}", file=sys.stderr)
     if started is not None:
+        _stop_linux(started)
         started.stop()
     return None, None
+
+
+def _stop_linux(server: Any) -> None:
+    linux_server = getattr(server, "linux", None)
+    if linux_server is not None:
+        linux_server.stop()
 
 
 def _os_error(err: OSError, socket_path: str) -> str:
@@ -265,6 +292,7 @@ def _run_until_signalled(args: argparse.Namespace, release: Any, server: Any, st
         # the definitions too: what vppcfg's --vpp-json-dir wants for this simulator
         print(f"{PROG}: listening on {args.socket} (VPP {release.name}; API definitions: "
               f"{server.api.api_dir})", flush=True)
+        print(f"{PROG}: Linux side on {server.linux.path}", flush=True)
         if stats is not None:
             print(f"{PROG}: stats on {stats.stats_socket.path}, wire on {stats.wire_path} "
                   f"(T-Rex ports: {', '.join(stats.wire_ports)})", flush=True)
@@ -273,6 +301,7 @@ def _run_until_signalled(args: argparse.Namespace, release: Any, server: Any, st
     finally:
         if stats is not None:
             stats.stop()
+        _stop_linux(server)
         server.stop()
         if args.ready_file:
             Path(args.ready_file).unlink(missing_ok=True)

@@ -782,6 +782,94 @@ def _lcp_delete(cli: SimCli, w: Words) -> str:
     return ""
 
 
+def _lcp_state(cli: SimCli, w: Words) -> Any:
+    """The model's state when it has linux-cp (these commands have no API)."""
+    state = getattr(cli.handler, "state", None)
+    if state is None or "lcp" not in getattr(state, "plugins", {}):
+        raise CliError(f"unknown input `{w.path} {w.rest()}'")
+    return state
+
+
+def _on_off(w: Words) -> bool | None:
+    """VPP's [on|enable|off|disable] (the last word wins, none: no change)."""
+    value = None
+    while w.peek() is not None:
+        if w.accept("on", "enable"):
+            value = True
+        elif w.accept("off", "disable"):
+            value = False
+        else:
+            raise w.unknown()
+    return value
+
+
+@command("lcp lcp-sync")
+def _lcp_sync(cli: SimCli, w: Words) -> str:
+    from vppcfg.sim.plugins import lcp
+
+    state = _lcp_state(cli, w)
+    value = _on_off(w)
+    if value is not None:
+        lcp.set_sync(state, value)  # on: every pair synced at once (lcp_set_sync)
+    return ""
+
+
+@command("lcp lcp-sync-unnumbered")
+def _lcp_sync_unnumbered(cli: SimCli, w: Words) -> str:
+    from vppcfg.sim.plugins import lcp
+
+    state = _lcp_state(cli, w)
+    value = _on_off(w)
+    if value is not None:
+        lcp.set_sync_unnumbered(state, value)
+    return ""
+
+
+@command("lcp lcp-auto-subint")
+def _lcp_auto_subint(cli: SimCli, w: Words) -> str:
+    from vppcfg.sim.plugins import lcp
+
+    state = _lcp_state(cli, w)
+    value = _on_off(w)
+    if value is not None:
+        lcp.pairs(state).auto_subint = value
+    return ""
+
+
+@command("lcp default")
+def _lcp_default(cli: SimCli, w: Words) -> str:
+    """VPP takes any name here (the API checks it exists; this does not) and
+    prints what it set; `clear netns` prints (nil)."""
+    from vppcfg.sim.plugins import lcp
+
+    state = _lcp_state(cli, w)
+    netns = None
+    while w.peek() is not None:
+        if w.peek() == "netns" and w.pos + 1 < len(w.words):
+            w.take("netns")
+            netns = w.take("netns")
+        elif w.words[w.pos:w.pos + 2] == ["clear", "netns"]:
+            w.pos += 2
+            netns = None
+        else:
+            raise w.unknown()
+    lcp.pairs(state).default_ns = netns or ""
+    return f"lcp set default netns '{netns if netns else '(nil)'}'\n"
+
+
+@command("show lcp")
+def _show_lcp(cli: SimCli, w: Words) -> str:
+    from vppcfg.sim.plugins import lcp
+
+    state = _lcp_state(cli, w)
+    phy = NONE
+    while w.peek() is not None:
+        if not w.accept("phy"):
+            raise CliError(f"{w.path}: unknown input '{w.rest()}'")
+        phy = cli.sw_if_index(w)
+    return lcp.show(state, phy)
+
+
 # -- sflow --------------------------------------------------------------------------------
 
 

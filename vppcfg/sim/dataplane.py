@@ -78,6 +78,7 @@ class SimDataplane:
         plugins: Iterable[str] = PLUGINS,
         kernel_vlan: bool = True,
         lcp_auto_subint: bool = False,
+        linux_cp: str = "",
     ) -> None:
         self.state = SimState(host_interfaces=set(host_interfaces))
         # kernel_vlan=False: a Linux without 802.1q, like the recorded VPP's host
@@ -92,11 +93,14 @@ class SimDataplane:
                 phy.name, phy.dev_type, mac=phy.mac.lower(), link_up=True, link_mtu=phy.mtu
             )
         self.handlers: dict[str, Handler] = {**load_plugins(self.state, plugins), **core.HANDLERS}
-        # startup.conf `linux-cp { lcp-auto-subint }`: off in VPP by default and
-        # for vppcfg (it pairs sub-interfaces itself); the recorded VPP had it on.
-        lcp = self.state.plugins.get("lcp")
-        if lcp is not None:
-            lcp.auto_subint = lcp_auto_subint
+        # startup.conf `linux-cp { ... }` words (lcp.apply_settings; ValueError if
+        # unknown): VPP's defaults when empty. lcp_auto_subint is the word
+        # lcp-auto-subint (vppcfg wants it off: it pairs sub-interfaces itself).
+        if "lcp" in self.state.plugins:
+            from vppcfg.sim.plugins import lcp
+
+            words = f"{linux_cp} lcp-auto-subint" if lcp_auto_subint else linux_cp
+            lcp.apply_settings(self.state, words)
         self.handlers["cli_inband"] = self._cli_inband
 
     @property

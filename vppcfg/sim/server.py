@@ -71,6 +71,7 @@ class SimServer:
         self._next_index = 1
         self._stopping = threading.Event()
         self.cli = SimCli(handler, self.api)
+        self.linux: Any = None  # vppcfg-sim's Linux socket server (linux_server), if any
 
     # -- lifecycle ------------------------------------------------------------
 

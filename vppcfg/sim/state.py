@@ -114,6 +114,11 @@ class SimState:
     # Hooks called with (state, message, args) after a core call changed state
     # successfully (e.g. linux-cp mirrors admin state / mtu / addresses).
     on_change: list[Callable[[SimState, str, dict[str, Any]], None]] = field(default_factory=list)
+    # Hooks called with (state, interface, "ip/len", is_add) as an address is added
+    # to or removed from an interface, by any path (VPP's add_del_interface_address
+    # callbacks, which linux-cp uses).
+    on_address: list[Callable[[SimState, SimInterface, str, bool], None]] = field(
+        default_factory=list)
     # Plugin-wide state, keyed by plugin name.
     plugins: dict[str, Any] = field(default_factory=dict)
     # Linux interfaces an af_packet can attach to (the "veths" of the host).

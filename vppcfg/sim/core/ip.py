@@ -45,6 +45,8 @@ def add_address(state: SimState, itf: SimInterface, addr: Interface) -> None:
     itf.addresses.append(str(addr))
     key, entry = _entry(itf, addr)
     bisect.insort(state.ip_index.setdefault(key, []), entry)
+    for hook in state.on_address:
+        hook(state, itf, str(addr), True)
 
 
 def remove_address(state: SimState, itf: SimInterface, text: str) -> None:
@@ -54,6 +56,8 @@ def remove_address(state: SimState, itf: SimInterface, text: str) -> None:
     pos = bisect.bisect_left(index, entry)
     if pos < len(index) and index[pos] == entry:
         del index[pos]
+    for hook in state.on_address:
+        hook(state, itf, text, False)
 
 
 def clear_addresses(state: SimState, itf: SimInterface) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from vppcfg.sim.linux import LinuxHost
 from vppcfg.sim.protocol import Response
 from vppcfg.sim.state import SimInterface, SimState
 
@@ -142,63 +143,6 @@ class LowestFree:
 
     def __contains__(self, value: object) -> bool:
         return value in self.used
-
-
-@dataclass
-class LinuxHost:
-    """The Linux side of the simulated box: namespaces, bridges, netdevs.
-
-    The default namespace is "". Tests and scenarios add namespaces or bridges
-    (``ip netns add`` / ``ip link add type bridge``) with add_namespace() and
-    add_bridge(); taps and lcp pairs consult and extend it. Each namespace maps
-    its netdev names to their ifindex.
-    """
-
-    netdevs: dict[str, dict[str, int]] = field(default_factory=lambda: {"": {"lo": 1}})
-    bridges: set[str] = field(default_factory=set)
-    # A normal kernel has 802.1q: lcp pairs on sub-interfaces create Linux VLANs.
-    # The recorded VPP ran without it (pairs on subs refused with -73); the
-    # trace replays switch it off (SimDataplane(kernel_vlan=False)).
-    vlan_support: bool = True
-    next_ifindex: dict[str, int] = field(default_factory=lambda: {"": 100})
-    # (namespace, prefix) -> number below which every "<prefix><n>" exists
-    _name_hints: dict[tuple[str, str], int] = field(default_factory=dict)
-
-    def has_namespace(self, ns: str) -> bool:
-        return ns in self.netdevs
-
-    def add_namespace(self, ns: str) -> None:
-        self.netdevs.setdefault(ns, {"lo": 1})
-        self.next_ifindex.setdefault(ns, 2)
-
-    def add_bridge(self, name: str, ns: str = "") -> None:
-        self.bridges.add(name)
-        self.add_netdev(name, ns)
-
-    def add_netdev(self, name: str, ns: str = "") -> int:
-        """Create a netdev; returns its (per-namespace) ifindex."""
-        ifindex = self.next_ifindex[ns]
-        self.next_ifindex[ns] = ifindex + 1
-        self.netdevs[ns][name] = ifindex
-        return ifindex
-
-    def ifindex(self, name: str, ns: str = "") -> int:
-        return self.netdevs[ns][name]
-
-    def remove_netdev(self, name: str, ns: str = "") -> None:
-        self.netdevs.get(ns, {}).pop(name, None)
-        for (hint_ns, prefix), hint in self._name_hints.items():
-            number = name[len(prefix):]
-            if hint_ns == ns and name.startswith(prefix) and number.isdigit():
-                self._name_hints[(ns, prefix)] = min(hint, int(number))
-
-    def first_free(self, prefix: str, ns: str = "") -> str:
-        """The kernel's "<prefix>%d" naming: lowest unused number."""
-        n = self._name_hints.get((ns, prefix), 0)
-        while f"{prefix}{n}" in self.netdevs[ns]:
-            n += 1
-        self._name_hints[(ns, prefix)] = n
-        return f"{prefix}{n}"
 
 
 def name_taken(state: SimState, name: str, ns: str) -> bool:

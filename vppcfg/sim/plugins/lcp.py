@@ -24,8 +24,14 @@ a kernel with 802.1q and lcp-auto-subint off, see SimDataplane):
   with EAGAIN (-165) and the cursor to resume from, to exercise clients.
 * lcp_itf_pair_get_v2 with sw_if_index ~0 answers with the v1 reply message
   (a VPP bug: clients never see their reply).
-* lcp-sync: a packet MTU set on a paired phy reaches the host tap, and Linux
-  reflects it back as the phy's hardware MTU (see sync_mtu).
+* settings (startup.conf `linux-cp { ... }`, apply_settings; the CLI `lcp
+  lcp-sync`, `lcp lcp-auto-subint`, `lcp default netns`, `show lcp`): VPP's
+  defaults are sync off, auto-subint off, no default netns, sync-unnumbered on.
+* the Linux side of a pair, and what lcp-sync carries to it: see lcp_sync.
+* linux-nl (``pairs(state).linux_nl``, off: vpp-real does not load it, `show
+  plugins`; the recorded VPP did): Linux mirrors a host tap's MTU back as the
+  phy's hardware MTU (see sync_mtu). Without it nothing done in Linux (the
+  Linux socket's changes included) reaches VPP.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from typing import Any
 
 from vppcfg.sim.core import subif
 from vppcfg.sim.core.mpls import step_mpls
+from vppcfg.sim.plugins import lcp_sync
 from vppcfg.sim.plugins import tap as tap_plugin
 from vppcfg.sim.plugins._util import (
     INVALID_ARGUMENT,
@@ -80,13 +87,16 @@ class LcpState:
     by_host: dict[int, Pair] = field(default_factory=dict)
     default_ns: str = ""
     page_size: int | None = None  # None: every walk answers in one go
-    # startup.conf `lcp-auto-subint`: VPP's default (and vppcfg's need) is off;
-    # the recorded VPP had it on (SimDataplane(lcp_auto_subint=True)).
+    # startup.conf `linux-cp { ... }` words (apply_settings), VPP's defaults:
+    # vppcfg wants auto-subint off; the recordings had sync and auto-subint on.
     auto_subint: bool = False
-    # startup.conf `lcp-sync` (see sync_mtu): the recorded VPP had it on, as the
-    # simulator does by default; VPP's default, and vpp-real's, is off, where an
-    # MTU set on a paired interface stays in VPP (the real-VPP walk turns it off).
-    sync: bool = True
+    sync: bool = False
+    sync_unnumbered: bool = True
+    del_static_on_link_down: bool = False
+    del_dynamic_on_link_down: bool = False
+    # the linux_nl plugin (Linux changes mirrored into VPP): the recorded VPP
+    # loaded it, vpp-real does not
+    linux_nl: bool = False
 
 
 def pairs(state: SimState) -> LcpState:
@@ -94,6 +104,68 @@ def pairs(state: SimState) -> LcpState:
     if data is None:
         data = state.plugins["lcp"] = LcpState()
     return data
+
+
+FLAG_WORDS = {"lcp-sync": "sync", "lcp-auto-subint": "auto_subint",
+              "del-static-on-link-down": "del_static_on_link_down",
+              "del-dynamic-on-link-down": "del_dynamic_on_link_down"}
+
+
+def apply_settings(state: SimState, text: str) -> None:
+    """The words of a startup.conf `linux-cp { ... }` stanza (lcp_itf_pair_config);
+    a default netns named there is made in the sim's Linux, as vpp-real does."""
+    data, words = pairs(state), text.split()
+    while words:
+        word = words.pop(0)
+        if word in FLAG_WORDS:
+            setattr(data, FLAG_WORDS[word], True)
+        elif word == "default" and len(words) >= 2 and words[0] == "netns":
+            data.default_ns = words[1]
+            linux(state).add_namespace(words[1])
+            del words[:2]
+        elif word in ("num-rx-queues", "num-tx-queues") and words and words[0].isdigit():
+            words.pop(0)
+        else:
+            raise ValueError(f"linux-cp: unknown input `{' '.join([word, *words])}'")
+
+
+def set_sync(state: SimState, on: bool) -> None:
+    """lcp_set_sync: turning it on syncs every pair at once."""
+    pairs(state).sync = on
+    if on:
+        lcp_sync.sync_all(state, pairs(state))
+
+
+def set_sync_unnumbered(state: SimState, on: bool) -> None:
+    pairs(state).sync_unnumbered = on
+    if on:
+        lcp_sync.sync_all(state, pairs(state))
+
+
+def show(state: SimState, phy_sw_if_index: int = NONE_INDEX) -> str:
+    """`show lcp` (lcp_itf_pair_show) as cli_inband returns it: VPP prints each
+    host name with the NUL its vector ends with."""
+    data = pairs(state)
+    onoff = {True: "on", False: "off"}
+    lines = [f"lcp default netns '{data.default_ns or '<unset>'}'",
+             f"lcp lcp-auto-subint {onoff[data.auto_subint]}",
+             f"lcp lcp-sync {onoff[data.sync]}",
+             f"lcp lcp-sync-unnumbered {onoff[data.sync_unnumbered]}",
+             f"lcp del-static-on-link-down {onoff[data.del_static_on_link_down]}",
+             f"lcp del-dynamic-on-link-down {onoff[data.del_dynamic_on_link_down]}"]
+    for pair in data.pool.ordered():
+        if phy_sw_if_index in (NONE_INDEX, pair.phy_sw_if_index):
+            lines.append(_show_pair(state, pair))
+    return "".join(f"{line}\n" for line in lines)
+
+
+def _show_pair(state: SimState, pair: Pair) -> str:
+    phy, host = state.interfaces.get(pair.phy_sw_if_index), state.interfaces.get(
+        pair.host_sw_if_index)
+    text = (f"itf-pair: [{pair.pool_index}] {phy.name if phy else '<no-phy-if>'} "
+            f"{host.name if host else '<no-host-if>'} {pair.host_if_name}\0 {pair.vif_index} "
+            f"type {'tun' if pair.host_if_type == HOST_TUN else 'tap'}")
+    return f"{text} netns {pair.netns}" if pair.netns else text
 
 
 def _next_tap_id(state: SimState) -> int:
@@ -133,6 +205,8 @@ def create_pair(state: SimState, args: dict[str, Any]) -> tuple[int, Pair | None
     phy = state.interfaces[args["sw_if_index"]]
     if phy.is_sub:
         host = _create_vlan(state, phy, args["host_if_name"], netns)
+        if host is None:
+            return INVALID_ARGUMENT, None
         tun = False
     else:
         tun = args.get("host_if_type", HOST_TAP) == HOST_TUN
@@ -145,6 +219,8 @@ def create_pair(state: SimState, args: dict[str, Any]) -> tuple[int, Pair | None
     pair.pool_index = data.pool.get(pair)
     data.by_phy[phy.sw_if_index] = pair
     data.by_host[host.sw_if_index] = pair
+    # the pair's Linux side takes VPP's admin state, nothing else, until a sync
+    lcp_sync.set_link_state(state, pair, phy.admin_up)
     sync_mpls(state, pair)
     return OK, pair
 
@@ -170,16 +246,36 @@ def _create_host_tap(
     return retval, host
 
 
-def _create_vlan(state: SimState, phy: SimInterface, name: str, netns: str) -> SimInterface:
+def _create_vlan(state: SimState, phy: SimInterface, name: str, netns: str
+                 ) -> SimInterface | None:
     """With VLAN support, a sub's host side is a Linux VLAN on the parent's host
-    interface, and VPP mirrors it as the same sub-interface on the host tap."""
-    parent_host = state.interfaces[pairs(state).by_phy[phy.sup_sw_if_index].host_sw_if_index]
+    interface (a QinQ's on its outer VLAN's), and VPP mirrors it as the same
+    sub-interface on the host tap. None when Linux cannot make the VLAN."""
+    parent_pair = pairs(state).by_phy[phy.sup_sw_if_index]
+    lower = _linux_parent(state, phy, parent_pair)
+    if lower is None or lower not in linux(state).netdevs[netns]:
+        return None  # lcp_netlink_add_link_vlan fails: VPP answers -73
+    parent_host = state.interfaces[parent_pair.host_sw_if_index]
     response = subif.create(state, parent_host, parent_host, phy.sub_id, phy.sub_if_flags,
                             phy.sub_outer_vlan_id, phy.sub_inner_vlan_id)
     host = state.interfaces[(response.reply or {})["sw_if_index"]]
     host.admin_up = True
-    linux(state).add_netdev(name, netns)
+    linux(state).add_vlan(name, netns, lower)
     return host
+
+
+def _linux_parent(state: SimState, phy: SimInterface, parent_pair: Pair) -> str | None:
+    """The Linux device a sub's VLAN goes on: the parent's host interface, or for
+    an inner VLAN the pair of the sub carrying its outer VLAN alone."""
+    if not phy.sub_inner_vlan_id:
+        return parent_pair.host_if_name
+    for index in state.subs.get(phy.sup_sw_if_index, ()):
+        outer = state.interfaces[index]
+        pair = pairs(state).by_phy.get(index)
+        if (pair is not None and outer.sub_outer_vlan_id == phy.sub_outer_vlan_id
+                and not outer.sub_inner_vlan_id):
+            return pair.host_if_name
+    return None
 
 
 def _forget(state: SimState, pair: Pair) -> None:
@@ -283,10 +379,11 @@ def lcp_default_ns_set(state: SimState, args: dict[str, Any]) -> Response:
 
 
 def sync_mtu(state: SimState, sw_if_index: int) -> None:
-    """lcp-sync after sw_interface_set_mtu on a paired phy: Linux takes the MTU
-    on the host tap and linux-nl mirrors it back as the phy's hardware MTU,
-    which (like hw_interface_set_mtu) resets the L3 MTU of the phy and its subs."""
-    if not pairs(state).sync:
+    """lcp-sync after sw_interface_set_mtu on a paired phy, with linux-nl: Linux
+    takes the MTU on the host tap and linux-nl mirrors it back as the phy's
+    hardware MTU, which (like hw_interface_set_mtu) resets the L3 MTU of the phy
+    and its subs. vpp-real (no linux-nl) keeps its hardware MTU."""
+    if not (pairs(state).sync and pairs(state).linux_nl):
         return
     pair = pairs(state).by_phy.get(sw_if_index)
     phy = state.interfaces.get(sw_if_index)
@@ -315,10 +412,22 @@ def _on_change(state: SimState, message: str, args: dict[str, Any]) -> None:
         pair = pairs(state).by_phy.get(args.get("sw_if_index", NONE_INDEX))
         if pair is not None:
             sync_mpls(state, pair)
-    elif message == "sw_interface_set_mtu":
-        sync_mtu(state, args.get("sw_if_index", NONE_INDEX))
+    elif message == "sw_interface_set_flags":
+        lcp_sync.admin_changed(state, pairs(state), args.get("sw_if_index", NONE_INDEX))
+    elif message in ("sw_interface_set_mtu", "hw_interface_set_mtu"):
+        lcp_sync.mtu_changed(state, pairs(state), args.get("sw_if_index", NONE_INDEX))
+        if message == "sw_interface_set_mtu":
+            sync_mtu(state, args.get("sw_if_index", NONE_INDEX))
     elif message in ("create_vlan_subif", "create_subif"):
         _auto_subint(state, message, args)
+
+
+def _on_address(state: SimState, itf: SimInterface, address: str, is_add: bool) -> None:
+    """lcp_itf_ip4/ip6_add_del_interface_addr: with lcp-sync, to the pair's Linux side."""
+    pair = pairs(state).by_phy.get(itf.sw_if_index)
+    if pair is None or not pairs(state).sync:
+        return
+    (lcp_sync.add_address if is_add else lcp_sync.del_address)(state, pair, address)
 
 
 def _on_delete(state: SimState, sw_if_index: int) -> None:
@@ -339,6 +448,7 @@ def install(state: SimState) -> None:
     linux(state)
     state.on_delete.append(_on_delete)
     state.on_change.append(_on_change)
+    state.on_address.append(_on_address)
 
 
 HANDLERS: dict[str, Callable[[SimState, dict[str, Any]], Response]] = {

@@ -14,10 +14,12 @@ Observed VPP behaviour modelled here (checks in VPP's order):
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from vppcfg.sim.linux import DEFAULT_MTU, LinuxError, LinuxHost
 from vppcfg.sim.plugins._util import (
     INIT_FAILED,
     INVALID_INTERFACE,
@@ -132,7 +134,7 @@ def create_tap(state: SimState, args: dict[str, Any]) -> tuple[int, SimInterface
         state, dev_name, "tap", mac=mac, link_up=True, tag=args.get("tag", ""),
         link_mtu=0 if tun else 9000, mtu=[0, 0, 0, 0] if tun else [9000, 0, 0, 0],
     )
-    host.add_netdev(name, netns)
+    _make_host_side(host, name, netns, mtu, args)
     tap = Tap(
         sw_if_index=itf.sw_if_index, id=tap_id, tx_ring_sz=tx_ring, rx_ring_sz=rx_ring,
         host_mtu_size=mtu, host_mac_addr=host_mac,
@@ -145,6 +147,19 @@ def create_tap(state: SimState, args: dict[str, Any]) -> tuple[int, SimInterface
     data.by_sw[itf.sw_if_index] = tap
     data.ids.add(tap_id)
     return OK, itf
+
+
+def _make_host_side(host: LinuxHost, name: str, netns: str, mtu: int,
+                    args: dict[str, Any]) -> None:
+    """tap_create_if's Linux side: the host addresses asked for, the link up,
+    then the host MTU if one was asked for (the kernel's 1500 otherwise)."""
+    host.add_netdev(name, netns, mtu or DEFAULT_MTU)
+    for family in ("ip4", "ip6"):
+        prefix = _opt(args, f"host_{family}_prefix", "")
+        if prefix and not str(prefix).endswith("/0"):
+            with contextlib.suppress(LinuxError):
+                host.add_address(netns, name, str(prefix))
+    host.set_state(netns, name, True)
 
 
 def tap_create(state: SimState, args: dict[str, Any]) -> Response:
