@@ -292,10 +292,10 @@ def _run_until_signalled(args: argparse.Namespace, release: Any, server: Any, st
         # the definitions too: what vppcfg's --vpp-json-dir wants for this simulator
         print(f"{PROG}: listening on {args.socket} (VPP {release.name}; API definitions: "
               f"{server.api.api_dir})", flush=True)
-        print(f"{PROG}: Linux side on {server.linux.path}", flush=True)
         if stats is not None:
             print(f"{PROG}: stats on {stats.stats_socket.path}, wire on {stats.wire_path} "
                   f"(T-Rex ports: {', '.join(stats.wire_ports)})", flush=True)
+        print(f"{PROG}: Linux side on {server.linux.path}", flush=True)
         while not stop.wait(0.5):
             pass
     finally:
