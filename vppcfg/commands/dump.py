@@ -14,7 +14,12 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from vppcfg.commands.common import add_timeout_option, add_vpp_options, write_output
+from vppcfg.commands.common import (
+    add_output_options,
+    add_timeout_option,
+    add_vpp_options,
+    write_output,
+)
 from vppcfg.model import Dataplane, FrozenDict
 
 FOREIGN_HEADER = (
@@ -31,7 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_vpp_options(parser)
     parser.add_argument("--format", choices=("yaml", "json"), default="yaml",
                         help="a config file in YAML (default), or the same as JSON")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    add_output_options(parser)
     add_timeout_option(parser)
     parser.set_defaults(func=run)
 
@@ -47,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"vppcfg dump: {err}", file=sys.stderr)
         return 2
     text = render(live, args.format)
-    return write_output(text, args.output, "vppcfg dump")
+    return write_output(text, args.output, "vppcfg dump", args.force)
 
 
 def _say_unread(conn: Any) -> None:

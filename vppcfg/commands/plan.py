@@ -29,6 +29,7 @@ from vppcfg.commands.allow import (
 )
 from vppcfg.commands.common import (
     add_config_argument,
+    add_output_options,
     add_timeout_option,
     add_vpp_options,
     config_path,
@@ -58,7 +59,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Compare a config with the running VPP and print the ordered changes.",
     )
     add_config_argument(parser)
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    add_output_options(parser)
     parser.add_argument("--format", choices=("cli", "json"), default="cli",
                         help="VPP CLI commands (default), or JSON: the warnings and operations")
     parser.add_argument("--novpp", action="store_true",
@@ -218,7 +219,7 @@ def _plan(args: argparse.Namespace) -> tuple[int, int]:
     except (PlanError, RenderError) as err:
         print(f"vppcfg plan: {err}", file=sys.stderr)
         return 1, 0
-    code = write_output(text, args.output, "vppcfg plan")
+    code = write_output(text, args.output, "vppcfg plan", args.force)
     sys.stdout.flush()  # the summary follows the plan on a terminal, as the docs show it
     print(f"vppcfg plan: {counts['create']} to create, {counts['update']} to change, "
           f"{counts['delete']} to delete", file=sys.stderr)
