@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from vppcfg import exits
+from vppcfg.apply.paths import DEFAULT_STATE_DIR
 from vppcfg.commands.allow import (
     add_allow_option,
     add_strict_option,
@@ -69,6 +70,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_strict_option(parser)
     add_timeout_option(parser)
     add_vpp_options(parser)
+    parser.add_argument("--state-dir", default=DEFAULT_STATE_DIR, metavar="DIR",
+                        help="where `apply --confirm` keeps its state: plan warns when a "
+                        f"pending rollback can no longer happen (default {DEFAULT_STATE_DIR})")
     parser.set_defaults(func=run)
 
 
@@ -143,9 +147,20 @@ def run(args: argparse.Namespace) -> int:
     # config's (a tenth of a second at 100,000 objects).
     with gc_paused():
         code, changes = _plan(args)
+    warn_pending(args.state_dir, "vppcfg plan")
     if code == NEEDS_ATTENTION:
         return code
     return detailed_exit(args, code, changes)
+
+
+def warn_pending(state_dir: str, prog: str) -> None:
+    """Say when an `apply --confirm` awaits confirmation and its rollback can
+    no longer happen (its timer died, or the recorded state is unreadable)."""
+    from vppcfg.apply.confirm import pending_trouble
+
+    trouble = pending_trouble(state_dir)
+    if trouble:
+        print(f"{prog}: warning: {trouble}", file=sys.stderr)
 
 
 def preflight_warnings(ops: list[Operation], offer: Offer | None, config: str,
