@@ -417,7 +417,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     from vppcfg.safefile import UnsafePath, write_atomic
 
     runs = load_runs(args.runs)
-    html = render(runs, args.title)
+    try:
+        html = render(runs, args.title)
+    except (TypeError, ValueError, AttributeError, KeyError):
+        raise UsageError(_wrongly_typed(runs, args.title)) from None
     try:
         write_atomic(args.output, [html], force=args.force)
     except UnsafePath as err:
@@ -427,6 +430,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     noun = "run" if len(runs) == 1 else "runs"
     print(f"{PROG}: wrote {args.output} ({len(runs)} {noun})", file=sys.stderr)
     return 0
+
+
+def _wrongly_typed(runs: list, title: str) -> str:
+    """Which run file the report cannot be drawn from (a value of the wrong type, as in
+    a hand-edited file: load_runs checks the layout, not every value's type), and why."""
+    from loadtest.report import render
+
+    for run in runs:
+        try:
+            render([run], title)
+        except (TypeError, ValueError, AttributeError, KeyError) as err:
+            return (f"{run.path}: not a {run.mode} run as trex-loadtest writes it (a value of "
+                    f"the wrong type? {type(err).__name__}: {err})")
+    return "the runs cannot be drawn together (a value of the wrong type in one of them?)"
 
 
 def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
