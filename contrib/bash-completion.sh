@@ -26,7 +26,7 @@ _vppcfg__dump() {
             --timeout) COMPREPLY=(); return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--format --help --linux-side --linux-socket --output --timeout --vpp-api-socket --vpp-json-dir -o" -- "$cur"))
+        COMPREPLY=($(compgen -W "--force --format --help --linux-side --linux-socket --output --timeout --vpp-api-socket --vpp-json-dir -o" -- "$cur"))
     fi
 }
 _vppcfg__plan() {
@@ -43,9 +43,10 @@ _vppcfg__plan() {
             --vpp-json-dir) _filedir -d; return ;;
             --linux-socket) _filedir; return ;;
             --linux-side) COMPREPLY=($(compgen -W "off manage report" -- "$cur")); return ;;
+            --state-dir) _filedir -d; return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--allow --config --detailed-exitcode --format --help --linux-cp --linux-side --linux-socket --novpp --output --strict --timeout --vpp-api-socket --vpp-json-dir -c -o" -- "$cur"))
+        COMPREPLY=($(compgen -W "--allow --config --detailed-exitcode --force --format --help --linux-cp --linux-side --linux-socket --novpp --output --state-dir --strict --timeout --vpp-api-socket --vpp-json-dir -c -o" -- "$cur"))
     else
         _filedir
     fi
@@ -90,7 +91,7 @@ _vppcfg__schema() {
             -o|--output) _filedir; return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--help --output -o" -- "$cur"))
+        COMPREPLY=($(compgen -W "--force --help --output -o" -- "$cur"))
     fi
 }
 _vppcfg() {
@@ -174,7 +175,7 @@ _trex_loadtest__ramp() {
             --loss-threshold) COMPREPLY=(); return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--async-port --bidirectional --dport --drain --dst --duration --dut-ports --dut-stats --flows --force --format --help --hold --ipv6 --latency --link-speed --loss-threshold --output --ports --profile --quiet --rate --sample-interval --server --sport --src --start-rate --stats-tick --sync-port --timeout --trex-client-path --tunables --unidirectional --warmup --warmup-rate -b -hd -o -p -q -rd -rt -s -t -u -wd -wm" -- "$cur"))
+        COMPREPLY=($(compgen -W "--async-port --bidirectional --dport --drain --dst --duration --dut-ports --dut-stats --flows --force --force-output --format --help --hold --ipv6 --latency --link-speed --loss-threshold --output --ports --profile --quiet --rate --sample-interval --server --sport --src --start-rate --stats-tick --sync-port --timeout --trex-client-path --tunables --unidirectional --warmup --warmup-rate -b -hd -o -p -q -rd -rt -s -t -u -wd -wm" -- "$cur"))
     fi
 }
 _trex_loadtest__ndr() {
@@ -213,7 +214,7 @@ _trex_loadtest__ndr() {
             --warmup) COMPREPLY=(); return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--async-port --bidirectional --dport --drain --dst --duration-sum --dut-ports --dut-stats --exceed-ratio --flows --force --format --help --initial-duration --ipv6 --latency --link-speed --max-rate --max-search-time --min-rate --output --pdr --ports --precision --profile --quiet --server --sport --src --stats-tick --sync-port --timeout --trex-client-path --trial-duration --tunables --unidirectional --warmup -b -o -p -q -s -t -u" -- "$cur"))
+        COMPREPLY=($(compgen -W "--async-port --bidirectional --dport --drain --dst --duration-sum --dut-ports --dut-stats --exceed-ratio --flows --force --force-output --format --help --initial-duration --ipv6 --latency --link-speed --max-rate --max-search-time --min-rate --output --pdr --ports --precision --profile --quiet --server --sport --src --stats-tick --sync-port --timeout --trex-client-path --trial-duration --tunables --unidirectional --warmup -b -o -p -q -s -t -u" -- "$cur"))
     fi
 }
 _trex_loadtest__report() {
@@ -224,7 +225,7 @@ _trex_loadtest__report() {
             --title) COMPREPLY=(); return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--help --output --title -o" -- "$cur"))
+        COMPREPLY=($(compgen -W "--force --help --output --title -o" -- "$cur"))
     else
         _filedir
     fi

@@ -70,6 +70,8 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                    help="add latency streams (min/avg/max/jitter)")
     o = p.add_argument_group("output")
     o.add_argument("-o", "--output", type=Path, help="write the run as JSON here")
+    o.add_argument("--force-output", action="store_true",
+                   help="with -o: replace the file even when another user owns it")
     o.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     o.add_argument("--format", choices=("text", "json"), default="text",
                    help="json: at the end print the run on stdout, as -o writes it (its "
@@ -152,6 +154,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="run files written by ramp or ndr -o (one or more)")
     report.add_argument("-o", "--output", type=Path, default=Path("report.html"),
                         help="the HTML page to write (default %(default)s)")
+    report.add_argument("--force", action="store_true",
+                        help="replace the page even when another user owns it")
     report.add_argument("--title", default="T-Rex loadtest report",
                         help="the page's title (default: %(default)s)")
     report.set_defaults(func=cmd_report)
@@ -228,16 +232,21 @@ def _check_connection(args: argparse.Namespace) -> None:
     _check_positive(timeout=args.timeout)
     if args.link_speed is not None:
         _check_positive(link_speed=args.link_speed)
-    _check_output(args.output)
+    _check_output(args.output, args.force_output)
 
 
-def _check_output(path: Path | None) -> None:
+def _check_output(path: Path | None, force: bool = False) -> None:
     """-o: a file that can be written, known before traffic flows (the run writes it as
-    it goes)."""
+    it goes); not another user's file unless --force."""
+    from vppcfg.safefile import UnsafePath, check_replaceable
+
     if path is None:
         return
     try:
         _check_writable(path)
+        check_replaceable(path, force)
+    except UnsafePath as err:
+        raise UsageError(str(err)) from None
     except OSError as err:  # e.g. another user's directory on the way
         raise UsageError(f"-o {path}: {err.strerror}") from None
 
@@ -405,16 +414,36 @@ def cmd_ndr(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     from loadtest.report import load_runs, render
+    from vppcfg.safefile import UnsafePath, write_atomic
 
     runs = load_runs(args.runs)
-    html = render(runs, args.title)
     try:
-        args.output.write_text(html, encoding="utf-8")
+        html = render(runs, args.title)
+    except (TypeError, ValueError, AttributeError, KeyError):
+        raise UsageError(_wrongly_typed(runs, args.title)) from None
+    try:
+        write_atomic(args.output, [html], force=args.force)
+    except UnsafePath as err:
+        raise UsageError(str(err)) from None
     except OSError as err:
         raise UsageError(f"cannot write {args.output}: {err.strerror}") from None
     noun = "run" if len(runs) == 1 else "runs"
     print(f"{PROG}: wrote {args.output} ({len(runs)} {noun})", file=sys.stderr)
     return 0
+
+
+def _wrongly_typed(runs: list, title: str) -> str:
+    """Which run file the report cannot be drawn from (a value of the wrong type, as in
+    a hand-edited file: load_runs checks the layout, not every value's type), and why."""
+    from loadtest.report import render
+
+    for run in runs:
+        try:
+            render([run], title)
+        except (TypeError, ValueError, AttributeError, KeyError) as err:
+            return (f"{run.path}: not a {run.mode} run as trex-loadtest writes it (a value of "
+                    f"the wrong type? {type(err).__name__}: {err})")
+    return "the runs cannot be drawn together (a value of the wrong type in one of them?)"
 
 
 def parse_args(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:

@@ -13,10 +13,10 @@ sent.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
+
+from vppcfg.safefile import write_atomic
 
 
 @dataclass(frozen=True)
@@ -193,17 +193,11 @@ def jsonable(value):
 
 
 def write_json(path: Path | str, data: dict) -> None:
-    """Write atomically, so a reader (or a crash) never sees half a file."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out, indent=1)
-            out.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write atomically and durably, so a reader (or a crash, or a full disk)
+    never sees half a file. The run's output was checked at its start
+    (check_replaceable): the file is then ours, rewritten as the run goes."""
+    text = json.dumps(data, indent=1) + "\n"
+    write_atomic(path, [text], force=True)
 
 
 # --- the summary's rules: each a boundary the tests pin (just under, at, just over) ---

@@ -71,8 +71,12 @@ def test_plan_apply_confirm_and_facts(run) -> None:
     armed = run("vppcfg", {"config": CONFIG, "confirm": 60})
     assert armed["changed"] is True and armed["rc"] == 0, armed
     assert armed["report"].startswith("applied ") and "vppcfg confirm" in armed["report"]
+    checked = run("vppcfg", {"state": "confirmed"}, "--check")  # says it, does nothing
+    assert checked["changed"] is True and "would be confirmed" in checked["msg"]
     kept = run("vppcfg", {"state": "confirmed"})
     assert kept["changed"] is True and kept["msg"].startswith("confirmed")
+    checked = run("vppcfg", {"state": "confirmed"}, "--check")
+    assert checked["changed"] is False and "no apply awaits" in checked["msg"]
 
     again = run("vppcfg", {"config": CONFIG})
     assert again["changed"] is False and again["plan"] == [] and "rc" not in again

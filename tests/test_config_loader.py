@@ -98,3 +98,31 @@ def test_stdin_has_the_files_size_limit(monkeypatch):
     with pytest.raises(ConfigIOError, match=rf"more than 1 MiB; .*{MAX_ENV}=<MiB>") as err:
         read_stream(io.BytesIO(b"#" * (1024 * 1024 + 1)), "<stdin>")
     assert err.value.problems[0].file == "<stdin>"
+
+
+@pytest.mark.parametrize(("text", "where", "line"), [
+    ("interfaces:\n  GigabitEthernet3/0/0:\n    mtu: 0x" + "f" * 100_000 + "\n",
+     "interfaces.GigabitEthernet3/0/0.mtu", 3),
+    ("interfaces:\n  GigabitEthernet3/0/0:\n    mtu: " + "9" * 5000 + "\n",
+     "interfaces.GigabitEthernet3/0/0.mtu", 3),
+    ("loopbacks:\n  loop0:\n    addresses: [0x" + "f" * 400 + "]\n",
+     "loopbacks.loop0.addresses[0]", 3),
+    ("interfaces:\n  GigabitEthernet3/0/0:\n    sub-interfaces:\n      0x" + "f" * 400
+     + ": {}\n", "interfaces.GigabitEthernet3/0/0.sub-interfaces", 4),
+])
+def test_a_huge_number_is_a_problem_not_a_crash(text: str, where: str, line: int,
+                                                capsys: pytest.CaptureFixture[str],
+                                                tmp_path: Any) -> None:
+    from vppcfg.cli import main
+    from vppcfg.config import check_text
+
+    with pytest.raises(ConfigError) as refused:
+        check_text(text, "big.yaml", frozenset())
+    [problem] = refused.value.problems
+    assert (problem.line, problem.path) == (line, where)
+    assert "is too large a number" in problem.message and len(problem.message) < 200
+    path = tmp_path / "big.yaml"
+    path.write_text(text)
+    assert main(["check", str(path)]) == 1  # not 70, "internal error"
+    err = capsys.readouterr()
+    assert f"{path}:{line}:" in err.out + err.err and "internal error" not in err.err

@@ -218,3 +218,26 @@ def test_a_malformed_value_gets_an_error_reply_and_the_server_goes_on(method, pa
     assert error["code"] == -32602 and error["message"] == "Bad parameters for method"
     assert s.ok("get_version")["version"] == "v3.08"
     assert s.state.ports[0].state == "STREAMS"  # nothing was started
+
+
+def test_a_deeply_nested_request_gets_an_error_reply_and_the_server_goes_on():
+    server = Server()
+    for compress in (False, True):
+        text, _ = server.raw("[" * 200_000 + "]" * 200_000, compress=compress)
+        assert json.loads(text)["error"] == {"code": -32600,
+                                             "message": "Request nested too deeply"}
+    deep = {"jsonrpc": "2.0", "id": 1, "method": "api_sync_v2", "params": {}}
+    body = json.dumps(deep)[:-1] + ', "x": ' + "[" * 200_000 + "]" * 200_000 + "}"
+    assert "error" in json.loads(server.raw(body)[0])
+    assert "result" in server.call("get_version")  # still serving
+
+
+def test_a_zlib_bomb_is_refused_without_inflating_it():
+    server = Server()
+    bomb = zlib.compress(b"\0" * (256 * 1024 * 1024), 9)  # 256 MiB in a few hundred KiB
+    assert len(bomb) < 1024 * 1024
+    for claimed in (100, 256 * 1024 * 1024):
+        reply = server.dispatcher.handle(struct.pack(">II", MAGIC, claimed) + bomb)
+        error = json.loads(zlib.decompress(reply[8:]))["error"]
+        assert error["code"] == -32600 and "Request too large" in error["message"]
+    assert "result" in server.call("get_version")

@@ -329,6 +329,41 @@ def test_a_broken_run_file_is_one_line_naming_the_file(runs, tmp_path, capsys, b
     assert "\n" not in err and not out.exists()
 
 
+def _set_first(data: dict, key: str, value: object) -> None:
+    """Set the first `key` found in the run (depth first) to `value`."""
+    stack = [data]
+    while stack:
+        node = stack.pop(0)
+        if isinstance(node, dict):
+            if key in node:
+                node[key] = value
+                return
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    raise AssertionError(f"no {key}")
+
+
+@pytest.mark.parametrize(("run_name", "key"), [
+    ("r64", "lossless_pps"), ("r64", "offered_pps"), ("r64", "rx_packets"),
+    ("r64", "loss_ratio"), ("ndr", "load_pps"), ("ndr", "lower_bound_pps"),
+    ("ndr", "loss_ratio"), ("ndr", "rx_packets"),
+])
+def test_a_string_where_a_number_belongs_is_one_line_naming_the_file(runs, tmp_path, capsys,
+                                                                     run_name, key):
+    data = json.loads(runs[run_name].read_text())
+    _set_first(data, key, "12 Mpps")
+    path = tmp_path / "typed.json"
+    write_json(path, data)
+    out = tmp_path / "r.html"
+    code = main(["report", str(path), "-o", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert "internal error" not in err
+    if code:  # refused: one line naming the file, nothing written
+        assert code == 2 and err.startswith(f"trex-loadtest: error: {path}: ") and "\n" not in err
+        assert not out.exists()
+
+
 def test_an_ndr_run_with_dut_counters_shows_vpp_at_its_bounds(runs, tmp_path):
     data = json.loads(runs["ndr"].read_text())
     data["vars"]["dut_stats"] = "/run/vpp/stats.sock"

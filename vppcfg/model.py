@@ -394,11 +394,8 @@ class LinuxSide:
     apply only report its differences)."""
 
     settings: LinuxCp = field(default_factory=LinuxCp)
-    hosts: Mapping[str, HostLink] = field(default_factory=dict)
+    hosts: FrozenDict[str, HostLink] = field(default_factory=FrozenDict)
     managed: bool = True
-
-    def __hash__(self) -> int:
-        return hash((self.settings, tuple(sorted(self.hosts.items())), self.managed))
 
 
 @dataclass(frozen=True)

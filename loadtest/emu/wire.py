@@ -42,12 +42,27 @@ def is_compressed(data: bytes) -> bool:
     return len(data) >= HEADER.size and HEADER.unpack_from(data)[0] == MAGIC
 
 
-def decompress(data: bytes) -> bytes:
+# The largest request inflated: far above any real one (a big profile's streams are
+# a few MiB), far below what a zlib bomb of a few KiB asks for (gigabytes).
+MAX_INFLATED = 64 * 1024 * 1024
+
+
+def decompress(data: bytes, limit: int = MAX_INFLATED) -> bytes:
+    """The inflated message; ValueError when it claims or inflates to more than `limit`."""
     _, length = HEADER.unpack_from(data)
-    out = zlib.decompress(data[HEADER.size:])
+    if length > limit:
+        raise TooLarge(f"compressed message claims {length} bytes (the limit is {limit})")
+    inflater = zlib.decompressobj()
+    out = inflater.decompress(data[HEADER.size:], limit + 1)  # never more than that in memory
+    if len(out) > limit or inflater.unconsumed_tail:
+        raise TooLarge(f"compressed message inflates past {limit} bytes")
     if len(out) != length:
         raise ValueError("length mismatch in compressed message")
     return out
+
+
+class TooLarge(ValueError):
+    """A request that would take too much memory to read."""
 
 
 def compress(data: bytes) -> bytes:
@@ -74,12 +89,22 @@ class Dispatcher:
         try:
             text = (decompress(data) if compressed else data).decode()
             request = json.loads(text)
+        except TooLarge as err:
+            reply = dumps(_error(None, RpcError(INVALID_REQUEST, f"Request too large: {err}")))
+        except RecursionError:  # e.g. 100,000 nested '[': answer, do not die
+            reply = dumps(_error(None, RpcError(INVALID_REQUEST, "Request nested too deeply")))
         except (ValueError, UnicodeDecodeError, zlib.error, struct.error):
             reply = dumps(_error(None, RpcError(PARSE_ERROR, "Bad JSON Format")))
         else:
-            reply = self._dispatch(request, text)
+            reply = self._reply(request, text)
         raw = reply.encode()
         return compress(raw) if compressed else raw
+
+    def _reply(self, request: Any, text: str) -> str:
+        try:
+            return self._dispatch(request, text)
+        except RecursionError:  # nested params that a handler walks
+            return dumps(_error(None, RpcError(INVALID_REQUEST, "Request nested too deeply")))
 
     def _dispatch(self, request: Any, text: str) -> str:
         if isinstance(request, list):

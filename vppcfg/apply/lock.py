@@ -11,6 +11,8 @@ import os
 import time
 from pathlib import Path
 
+from vppcfg.safefile import UnsafePath, open_private
+
 
 class LockBusy(Exception):
     """Another apply (or a rollback timer) holds the lock."""
@@ -32,7 +34,11 @@ class ApplyLock:
         try:
             # 0700: the default state dir (pending rollback state) is this same dir.
             self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            # 0600, no symlink followed, and an existing file must be ours alone: a
+            # planted link or another user's file would have root write through it
+            fd = open_private(self.path, os.O_RDWR | os.O_CREAT, "lock file")
+        except UnsafePath as err:
+            raise LockError(str(err)) from None
         except OSError as err:
             raise LockError(f"cannot open lock file {self.path}: {err.strerror}") from err
         deadline = time.monotonic() + self.wait

@@ -1,21 +1,25 @@
 """The commit-confirmed rollback timer (a detached child of `vppcfg apply`).
 
-    python -m vppcfg.apply.timer STATE_DIR
+    python -I -c BOOT PACKAGE_ROOT [--ack-fd FD] STATE_DIR   (see confirm.start_timer)
 
-Waits until the recorded deadline; then, holding the apply lock, claims the
-pending state if it is still there and rolls VPP back to the pre-apply state.
+Checks that STATE_DIR is ours alone and that `pending` is a state this vppcfg
+wrote, answers the handshake on FD, then waits until the recorded deadline;
+then, holding the apply lock, claims the pending state if it is still there
+and rolls VPP back to the pre-apply state.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import sys
 import time
 from pathlib import Path
 
 from vppcfg.apply import format_outcome, rollback
-from vppcfg.apply.confirm import PENDING, RESULT, ROLLING, Pending, load
+from vppcfg.apply.confirm import PENDING, RESULT, ROLLING, Pending, from_json
 from vppcfg.apply.lock import ApplyLock, LockBusy, LockError
+from vppcfg.safefile import PRIVATE_FILE, UnsafePath, private_dir, read_private, write_atomic
 
 POLL = 0.1  # seconds between looks at the pending file
 LOCK_WAIT = 120.0  # an apply running at the deadline gets this long to finish
@@ -24,16 +28,40 @@ MAX_WAIT = 7 * 24 * 3600.0  # sanity bound on any deadline
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    ack = None
+    if len(args) == 3 and args[0] == "--ack-fd":
+        ack, args = int(args[1]), args[2:]
     if len(args) != 1:
-        print("usage: python -m vppcfg.apply.timer STATE_DIR", file=sys.stderr)
+        print("usage: python -m vppcfg.apply.timer [--ack-fd FD] STATE_DIR", file=sys.stderr)
         return 2
     directory = Path(args[0])
     pending_path = directory / PENDING
     try:
-        pending = load(pending_path)
-    except (OSError, ValueError, EOFError) as err:
-        _log(f"nothing to watch: {err}")
+        private_dir(directory, create=False)  # root acts on it: it must be ours alone
+        data = read_private(pending_path)
+        pending = from_json(data)
+    except (OSError, ValueError, UnsafePath) as err:
+        _answer(ack, "refused", f"{pending_path}: {err}")
+        _log(f"nothing to watch: {pending_path}: {err}")
         return 0
+    _answer(ack, "armed", hashlib.sha256(data).hexdigest())
+    return _watch(directory, pending)
+
+
+def _answer(ack: int | None, word: str, detail: str) -> None:
+    """The handshake with the apply that started us (see confirm.start_timer):
+    echo its nonce (from stdin) with what we made of the pending file."""
+    if ack is None:
+        return
+    nonce = sys.stdin.readline().strip()
+    try:
+        os.write(ack, f"{word} {nonce} {detail}\n".encode())
+    finally:
+        os.close(ack)
+
+
+def _watch(directory: Path, pending: Pending) -> int:
+    pending_path = directory / PENDING
     end = min(pending.deadline, time.time() + MAX_WAIT)
     while time.time() < end:
         if not pending_path.exists():
@@ -54,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         if not _claim(directory):
             return 0
         text = f"{stamp} not confirmed in time; rollback FAILED: {err}"
-    (directory / RESULT).write_text(text + "\n", encoding="utf-8")
+    write_atomic(directory / RESULT, [text + "\n"], mode=PRIVATE_FILE)
     (directory / ROLLING).unlink(missing_ok=True)
     _log(text)
     return 0

@@ -220,11 +220,12 @@ def outcome_result(result: dict[str, Any], outcome: Any) -> None:
 
 
 def _run_apply(args: argparse.Namespace, path: str) -> int:
-    from vppcfg.apply.confirm import ConfirmError, is_pending, timer_alive
+    from vppcfg.apply.confirm import ConfirmError, is_pending, pending_trouble
     from vppcfg.apply.lock import ApplyLock, LockBusy, LockError
     from vppcfg.linux import LinuxError
     from vppcfg.objects import RenderError
     from vppcfg.planner import PlanError
+    from vppcfg.safefile import UnsafePath
     from vppcfg.vpp import VppError
 
     if args.detailed_exitcode and not args.dry_run:
@@ -239,15 +240,19 @@ def _run_apply(args: argparse.Namespace, path: str) -> int:
                 return _dry_run(conn, desired, args)
         with ApplyLock(args.lock_file):
             if is_pending(args.state_dir):
+                trouble = pending_trouble(args.state_dir)
                 _err("an earlier `apply --confirm` awaits confirmation; run `vppcfg confirm` "
-                     + ("(or wait for its rollback) first" if timer_alive(args.state_dir)
-                        else "first (its rollback timer is no longer running)"), args)
+                     + (f"first: {trouble}" if trouble else "(or wait for its rollback) first"),
+                     args)
                 return EXIT_FAILED
             with open_vpp(args) as conn:
                 return _apply(conn, desired, args)
     except (LockBusy, LockError) as err:
         _err(str(err), args)
         return EXIT_FAILED if isinstance(err, LockBusy) else EXIT_USAGE
+    except UnsafePath as err:  # a state directory that is not ours alone
+        _err(str(err), args)
+        return EXIT_USAGE
     except (VppError, LinuxError) as err:
         _err(str(err), args)
         return detailed_exit(args, EXIT_USAGE, 0)
@@ -314,6 +319,7 @@ def _arm_confirm(conn: Any, outcome: Any, args: argparse.Namespace) -> int:
     safety net the change is not kept: roll back at once."""
     from vppcfg.apply import Outcome, format_outcome, rollback
     from vppcfg.apply.confirm import ConfirmError, Pending, discard, record, start_timer
+    from vppcfg.safefile import UnsafePath
 
     pending = Pending(
         pre=outcome.pre, api_socket=os.path.abspath(args.vpp_api_socket),
@@ -323,7 +329,7 @@ def _arm_confirm(conn: Any, outcome: Any, args: argparse.Namespace) -> int:
     try:
         record(args.state_dir, pending)
         pid = start_timer(args.state_dir)
-    except (ConfirmError, OSError) as err:
+    except (ConfirmError, OSError, UnsafePath) as err:
         _err(f"cannot arm the confirm timer ({err}); rolling back", args)
         discard(args.state_dir)  # no timer watches it; it would block every later apply
         failed = Outcome(ok=False, error="no confirm timer", rollback=rollback(conn, outcome.pre))
@@ -347,11 +353,13 @@ def _say(args: argparse.Namespace, text: str) -> None:
 
 def run_confirm(args: argparse.Namespace) -> int:
     from vppcfg.apply.confirm import ConfirmError, confirm
+    from vppcfg.safefile import UnsafePath
 
     try:
         message, code = confirm(args.state_dir), EXIT_OK
-    except ConfirmError as err:
-        message, code = str(err), EXIT_FAILED
+    except (ConfirmError, UnsafePath) as err:
+        message = str(err)
+        code = EXIT_USAGE if isinstance(err, UnsafePath) else EXIT_FAILED
         print(f"vppcfg confirm: {err}", file=sys.stderr)
     if args.format == "json":
         print(json.dumps({"confirmed": code == EXIT_OK, "message": message}))

@@ -80,20 +80,34 @@ def add_timeout_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def write_output(text: str | list[str], path: str | None, prog: str) -> int:
+def write_output(text: str | list[str], path: str | None, prog: str,
+                 force: bool = False) -> int:
     """Write a command's result (the text, or pieces of it) to PATH, or stdout
-    without one; the exit code."""
+    without one; the exit code. PATH is replaced whole or not at all (see
+    vppcfg.safefile.write_atomic): a failed write leaves the old file intact."""
+    from vppcfg.safefile import UnsafePath, write_atomic
+
     pieces = [text] if isinstance(text, str) else text
     if not path:
         sys.stdout.writelines(pieces)
         return 0
     try:
-        with open(path, "w", encoding="utf-8") as out:
-            out.writelines(pieces)
+        write_atomic(path, pieces, force=force)
+    except UnsafePath as err:
+        print(f"{prog}: {err}", file=sys.stderr)
+        return 2
     except OSError as err:
         print(f"{prog}: cannot write {path}: {err.strerror}", file=sys.stderr)
         return 2
     return 0
+
+
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    """-o FILE and --force, for the commands that write a result."""
+    parser.add_argument("-o", "--output", metavar="FILE",
+                        help="write to FILE instead of stdout (replaced whole, or not at all)")
+    parser.add_argument("--force", action="store_true",
+                        help="with -o: replace FILE even when another user owns it")
 
 
 JSON_CHUNK = 4096  # items of a per-line list per piece of json_pieces' text

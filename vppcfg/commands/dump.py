@@ -16,6 +16,7 @@ from typing import Any
 
 from vppcfg.commands.common import (
     add_linux_options,
+    add_output_options,
     add_timeout_option,
     add_vpp_options,
     open_vpp,
@@ -38,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_linux_options(parser)
     parser.add_argument("--format", choices=("yaml", "json"), default="yaml",
                         help="a config file in YAML (default), or the same as JSON")
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    add_output_options(parser)
     add_timeout_option(parser)
     parser.set_defaults(func=run)
 
@@ -55,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"vppcfg dump: {err}", file=sys.stderr)
         return 2
     text = render(live, args.format)
-    return write_output(text, args.output, "vppcfg dump")
+    return write_output(text, args.output, "vppcfg dump", args.force)
 
 
 def linux_header(live: Dataplane) -> list[str]:

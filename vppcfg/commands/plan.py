@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from vppcfg import exits
+from vppcfg.apply.paths import DEFAULT_STATE_DIR
 from vppcfg.commands.allow import (
     add_allow_option,
     add_strict_option,
@@ -30,6 +31,7 @@ from vppcfg.commands.allow import (
 from vppcfg.commands.common import (
     add_config_argument,
     add_linux_options,
+    add_output_options,
     add_timeout_option,
     add_vpp_options,
     config_path,
@@ -60,7 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Compare a config with the running VPP and print the ordered changes.",
     )
     add_config_argument(parser)
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    add_output_options(parser)
     parser.add_argument("--format", choices=("cli", "json"), default="cli",
                         help="VPP CLI commands (default), or JSON: the warnings and operations")
     parser.add_argument("--novpp", action="store_true",
@@ -75,6 +77,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_timeout_option(parser)
     add_vpp_options(parser)
     add_linux_options(parser)
+    parser.add_argument("--state-dir", default=DEFAULT_STATE_DIR, metavar="DIR",
+                        help="where `apply --confirm` keeps its state: plan warns when a "
+                        f"pending rollback can no longer happen (default {DEFAULT_STATE_DIR})")
     parser.set_defaults(func=run)
 
 
@@ -159,7 +164,7 @@ def _fresh(desired: Dataplane, args: argparse.Namespace) -> Dataplane | None:
     except ValueError as err:
         print(f"vppcfg plan: --linux-cp: {err}", file=sys.stderr)
         return None
-    return replace(fresh, linux=LinuxSide(settings, {}, args.linux_side != "report"))
+    return replace(fresh, linux=LinuxSide(settings, managed=args.linux_side != "report"))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -168,9 +173,20 @@ def run(args: argparse.Namespace) -> int:
     # config's (a tenth of a second at 100,000 objects).
     with gc_paused():
         code, changes = _plan(args)
+    warn_pending(args.state_dir, "vppcfg plan")
     if code == NEEDS_ATTENTION:
         return code
     return detailed_exit(args, code, changes)
+
+
+def warn_pending(state_dir: str, prog: str) -> None:
+    """Say when an `apply --confirm` awaits confirmation and its rollback can
+    no longer happen (its timer died, or the recorded state is unreadable)."""
+    from vppcfg.apply.confirm import pending_trouble
+
+    trouble = pending_trouble(state_dir)
+    if trouble:
+        print(f"{prog}: warning: {trouble}", file=sys.stderr)
 
 
 def preflight_warnings(ops: list[Operation], offer: Offer | None, config: str,
@@ -250,7 +266,7 @@ def _plan(args: argparse.Namespace) -> tuple[int, int]:
     except (PlanError, RenderError) as err:
         print(f"vppcfg plan: {err}", file=sys.stderr)
         return 1, 0
-    code = write_output(text, args.output, "vppcfg plan")
+    code = write_output(text, args.output, "vppcfg plan", args.force)
     sys.stdout.flush()  # the summary follows the plan on a terminal, as the docs show it
     print(f"vppcfg plan: {counts['create']} to create, {counts['update']} to change, "
           f"{counts['delete']} to delete", file=sys.stderr)

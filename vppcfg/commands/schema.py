@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from vppcfg.commands.common import write_output
+from vppcfg.commands.common import add_output_options, write_output
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,11 +18,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Print the structure of vppcfg config files as a JSON Schema "
         "(draft 2020-12). Semantic rules are left to `vppcfg check`.",
     )
-    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    add_output_options(parser)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from vppcfg.config.jsonschema import build
 
-    return write_output(json.dumps(build(), indent=2) + "\n", args.output, "vppcfg schema")
+    text = json.dumps(build(), indent=2) + "\n"
+    return write_output(text, args.output, "vppcfg schema", args.force)

@@ -40,6 +40,9 @@ MAX_BYTES = MAX_MB * 1024 * 1024
 MAX_ENV = "VPPCFG_MAX_CONFIG_MB"
 MAX_DEPTH = 32  # the language nests at most 6 levels
 MAX_ALIAS_NODES = 1_000_000  # nodes reachable through aliases before we call it a bomb
+# No field takes a number near this; far larger ones (`mtu: 0x` and 100,000 digits)
+# cannot even be printed in a problem (Python refuses int -> str past 4300 digits).
+MAX_INT_BITS = 1024
 
 _ParserLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -340,6 +343,11 @@ def _feed_untracked(parser: Any, builder: _Builder) -> None:
         event = next_event()
 
 
+def _short(text: str, keep: int = 20) -> str:
+    """A scalar's text for a message: a long one is cut (with an ellipsis)."""
+    return text if len(text) <= keep else text[:keep] + "..."
+
+
 def _pos(mark: Any) -> tuple[int, int]:
     return (mark.line + 1, mark.column + 1) if mark is not None else (0, 0)
 
@@ -416,6 +424,7 @@ class _Builder:
         # whether a scalar was read as null (each one is constructed here once:
         # the plain cache and aliases hand out values made by _construct)
         self.nulls = False
+        self.huge: yaml.ScalarEvent | None = None  # a number too large, to report
 
     def feed(self, event: yaml.Event) -> None:
         kind = type(event)
@@ -425,7 +434,9 @@ class _Builder:
                 self.anchors[event.anchor] = (value, 1)
             frame = self.stack[-1] if self.stack else None
             if frame is None or self.track:
-                self._value(value, event, 1)
+                path = self._value(value, event, 1)
+                if self.huge is not None:
+                    self._report_huge(path or (frame.path if frame else ()))
             elif frame.is_map and not frame.have_key:
                 # a map key (the most frequent event): _key() without its check,
                 # as a scalar is never a map or a list
@@ -482,10 +493,31 @@ class _Builder:
         try:
             value = build(event.value)
         except (ValueError, yaml.YAMLError):
-            raise _Fail(event.start_mark, f"{event.value!r} is not a valid {tag}") from None
+            if tag.endswith(":int") and len(event.value) > MAX_INT_BITS // 4:
+                return self._too_large(event)  # decimal digits past Python's own limit
+            raise _Fail(event.start_mark, f"{_short(event.value)!r} is not a valid {tag}"
+                        ) from None
+        if type(value) is int and value.bit_length() > MAX_INT_BITS:
+            return self._too_large(event)
         if value is None:
             self.nulls = True
         return value
+
+    def _too_large(self, event: yaml.ScalarEvent) -> str:
+        """A number too large for any field: a problem at its path (found on
+        the tracked pass), and its text in its place so nothing prints it."""
+        if not self.track:
+            raise _Untracked
+        self.huge = event
+        return event.value
+
+    def _report_huge(self, path: Path) -> None:
+        event, self.huge = self.huge, None
+        assert event is not None
+        self.problems.append(Problem(
+            self.filename, *_pos(event.start_mark), format_path(path),
+            f"{_short(event.value)} ({len(event.value)} characters) is too large a number: "
+            f"no field takes one above 2^{MAX_INT_BITS}"))
 
     def _start(self, event: yaml.NodeEvent) -> None:
         tag = event.tag

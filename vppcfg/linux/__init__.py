@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from vppcfg.model import HostLink, LinuxCp, LinuxSide
+from vppcfg.model import FrozenDict, HostLink, LinuxCp, LinuxSide
 
 LINK_LOCAL = ipaddress.ip_network("fe80::/10")
 
@@ -198,4 +198,4 @@ def collect_linux(conn: Any, raw: Any) -> None:
     pairs = [(names[p["phy_sw_if_index"]], p["host_if_name"], p["netns"])
              for p in raw.rows("lcp_pairs") if p["phy_sw_if_index"] in names]
     hosts = read_hosts(access.backend, pairs) if pairs else {}
-    raw["linux"] = LinuxSide(read_settings(conn), hosts, access.managed)
+    raw["linux"] = LinuxSide(read_settings(conn), FrozenDict(hosts), access.managed)

@@ -292,11 +292,26 @@ def apply_report(doc):
 
 def confirm(module):
     if module.check_mode:
-        module.exit_json(changed=False, msg="check mode: nothing confirmed")
+        # what a real run would do: a pending confirm is a change (it cancels a rollback)
+        pending = confirm_pending(module)
+        module.exit_json(changed=pending, msg="check mode: a pending apply would be confirmed"
+                         if pending else "check mode: no apply awaits confirmation")
     code, report = run_cli(["confirm", "--state-dir", module.params["state_dir"]])
     if code:
         module.fail_json(msg=report, rc=code, report=report)
     module.exit_json(changed=True, msg=report, rc=code, report=report)
+
+
+def confirm_pending(module):
+    """Whether an `apply --confirm` awaits confirmation in the state dir; a
+    state dir that cannot be looked into (or is not ours) fails the task."""
+    from vppcfg.apply.confirm import ConfirmError, is_pending
+    from vppcfg.safefile import UnsafePath
+
+    try:
+        return is_pending(module.params["state_dir"])
+    except (ConfirmError, UnsafePath) as err:
+        module.fail_json(msg=str(err))
 
 
 def present(module):
