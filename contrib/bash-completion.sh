@@ -38,9 +38,10 @@ _vppcfg__plan() {
             --timeout) COMPREPLY=(); return ;;
             --vpp-api-socket) _filedir; return ;;
             --vpp-json-dir) _filedir -d; return ;;
+            --state-dir) _filedir -d; return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--allow --config --detailed-exitcode --format --help --novpp --output --strict --timeout --vpp-api-socket --vpp-json-dir -c -o" -- "$cur"))
+        COMPREPLY=($(compgen -W "--allow --config --detailed-exitcode --format --help --novpp --output --state-dir --strict --timeout --vpp-api-socket --vpp-json-dir -c -o" -- "$cur"))
     else
         _filedir
     fi

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from vppcfg import exits
+from vppcfg.apply.paths import DEFAULT_STATE_DIR
 from vppcfg.commands.allow import (
     add_allow_option,
     add_strict_option,
@@ -68,6 +69,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_strict_option(parser)
     add_timeout_option(parser)
     add_vpp_options(parser)
+    parser.add_argument("--state-dir", default=DEFAULT_STATE_DIR, metavar="DIR",
+                        help="where apply keeps its journal: an earlier apply that did not "
+                        f"finish is reported first (default {DEFAULT_STATE_DIR})")
     parser.set_defaults(func=run)
 
 
@@ -137,6 +141,7 @@ def _live(args: argparse.Namespace
 
 
 def run(args: argparse.Namespace) -> int:
+    report_earlier_apply(args.state_dir, "vppcfg plan")
     # Checking, planning and rendering make millions of objects and no cycles:
     # once the collector ran again, its first pass would visit all the checked
     # config's (a tenth of a second at 100,000 objects).
@@ -145,6 +150,16 @@ def run(args: argparse.Namespace) -> int:
     if code == NEEDS_ATTENTION:
         return code
     return detailed_exit(args, code, changes)
+
+
+def report_earlier_apply(state_dir: str, prog: str) -> None:
+    """First, an earlier apply that did not finish (its journal in the state
+    dir), since VPP may be half changed; an unreadable state dir says nothing."""
+    from vppcfg.apply import journal
+
+    entry = journal.earlier(state_dir)
+    for line in journal.describe(entry) if entry is not None else ():
+        print(f"{prog}: {line}", file=sys.stderr)
 
 
 def preflight_warnings(ops: list[Operation], offer: Offer | None, config: str,

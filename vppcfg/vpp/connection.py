@@ -214,8 +214,8 @@ class VppConnection:
         requests in order on one socket.
 
         `on_batch(start, results)` sees each write's results; when it returns
-        True nothing more is sent (the results of what was sent are still read
-        and returned), so the list may be shorter than `requests`.
+        True nothing more is sent (the results of what was sent are still read,
+        shown to it and returned), so the list may be shorter than `requests`.
         """
         results: list[Any] = []
         in_flight: deque[_Batch] = deque()
@@ -232,7 +232,10 @@ class VppConnection:
                     done = in_flight.popleft()
                     self._collect(done, routes)
                     results.extend(done.results)
-                    stopped = stopped or bool(on_batch and on_batch(done.start, done.results))
+                    # every batch read is shown to on_batch, those in flight when it
+                    # said stop too: VPP carried them out, the caller must know
+                    if on_batch is not None and on_batch(done.start, done.results):
+                        stopped = True
         except OSError as err:  # the socket failed: VPP is gone
             raise VppError(f"{requests[0][0]}: {err}") from err
         return results
