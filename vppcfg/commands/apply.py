@@ -20,7 +20,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from vppcfg import exits
+from vppcfg import exits, numbers
 from vppcfg.apply.paths import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
 from vppcfg.commands.allow import (
     add_allow_option,
@@ -65,7 +65,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_detailed_exitcode(parser)
     add_allow_option(parser)
     add_strict_option(parser)
-    parser.add_argument("--confirm", type=_positive, metavar="SECONDS",
+    # at most a week: the timer's own bound (vppcfg.apply.timer.MAX_WAIT)
+    parser.add_argument("--confirm", type=numbers.seconds(numbers.WEEK), metavar="SECONDS",
                         help="roll back after SECONDS unless `vppcfg confirm` runs first")
     _add_state_options(parser)
     add_timeout_option(parser)
@@ -87,16 +88,6 @@ def _add_state_options(parser: argparse.ArgumentParser, lock: bool = True) -> No
                             help=f"lock held while applying (default {DEFAULT_LOCK_FILE})")
     parser.add_argument("--state-dir", default=DEFAULT_STATE_DIR, metavar="DIR",
                         help=f"commit-confirmed state (default {DEFAULT_STATE_DIR})")
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be more than 0 seconds")
-    return value
 
 
 def _err(text: str, args: argparse.Namespace | None = None) -> None:

@@ -10,6 +10,8 @@ import sys
 from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import Any
 
+from vppcfg import numbers
+
 STDIN = "-"  # as a config file name: read the config from stdin
 STDIN_NAME = "<stdin>"  # what its problems are reported against
 DEFAULT_API_SOCKET = "/run/vpp/api.sock"
@@ -34,7 +36,7 @@ def add_vpp_options(parser: argparse.ArgumentParser) -> None:
 
 def add_timeout_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--timeout", type=float, default=5.0, metavar="SECONDS",
+        "--timeout", type=numbers.seconds(), default=5.0, metavar="SECONDS",
         help="how long to wait for VPP to answer before giving it up (default 5); with tens "
              "of thousands of interfaces VPP can be busy for longer within one apply",
     )
