@@ -298,14 +298,18 @@ def _base_vars(args: argparse.Namespace, spec: TrafficSpec, speed: float, line: 
 
 
 def _dut(args: argparse.Namespace, run_vars: dict):
-    """With --dut-stats: the DUT side of the run, opened now (a failure is said once and the
-    run goes on without it); its socket and port mapping go into the run's vars."""
+    """With --dut-stats: the DUT side of the run, opened now, before any traffic (a
+    socket that is not VPP's stats socket, or --dut-ports VPP lacks: a usage error);
+    its socket and port mapping go into the run's vars."""
     if not args.dut_stats:
         return None
-    from loadtest.dut import DutMonitor, RunDut
+    from loadtest.dut import DutMonitor, DutUnavailable, RunDut
 
     monitor = DutMonitor(args.dut_stats, _dut_ports(args))
-    monitor.open(list(args.ports))
+    try:
+        monitor.open(list(args.ports))
+    except DutUnavailable as err:
+        raise UsageError(f"--dut-stats {args.dut_stats}: {err}") from None
     run_vars["dut_stats"] = args.dut_stats
     run_vars["dut_ports"] = {str(p): n for p, n in (monitor.ports or {}).items()} or None
     return RunDut(monitor, directions(tuple(args.ports), args.bidirectional))

@@ -23,6 +23,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
 
+from vppcfg.vpp.sockets import is_wrong_type, wrong_socket
+
 from .traffic import Stream
 
 PACKET_HEAD = 64  # bytes of each stream's packet sent along: enough for its headers
@@ -48,13 +50,16 @@ class VppSimLink:
             self._sock.connect(path)
         except OSError as err:
             self._sock.close()
-            raise OSError(f"--vpp-sim {path}: cannot connect: {err}") from None
+            why = wrong_socket(path, "wire") if is_wrong_type(err) else f"cannot connect: {err}"
+            raise OSError(f"--vpp-sim {path}: {why}") from None
         self._stream = self._sock.makefile("rwb")
         try:
             self.interfaces = list(self._ask({"op": "hello", "ports": port_count})["interfaces"])
         except (WireDown, KeyError, TypeError) as err:
             self.close()
-            raise OSError(f"--vpp-sim {path}: {err}") from None
+            # VPP's API socket is a stream socket too: it accepts, then says nothing sensible
+            raise OSError(f"--vpp-sim {path}: {err} (is it vppcfg-sim's wire socket, "
+                          "vppcfg-sim --wire-socket? VPP's API socket is not)") from None
         if len(self.interfaces) < 2:
             self.close()
             raise OSError(f"--vpp-sim {path}: the simulator maps no T-Rex ports")

@@ -111,8 +111,19 @@ def add_config_argument(parser: argparse.ArgumentParser) -> None:
     """The one config file of plan and apply: `-c FILE`, or FILE; `-` is stdin."""
     parser.add_argument("file", nargs="?", metavar="FILE",
                         help="the config file (`-`: read it from stdin)")
-    parser.add_argument("-c", "--config", metavar="FILE",
+    parser.add_argument("-c", "--config", metavar="FILE", action=_Once,
                         help="the config file, as FILE (`-`: stdin)")
+
+
+class _Once(argparse.Action):
+    """-c given twice: argparse would keep the last one, silently planning B of
+    `-c A -c B`; one config file is the whole desired state, so refuse."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            raise argparse.ArgumentError(self, "give one config file, not two")
+        setattr(namespace, self.dest, values)
 
 
 def config_path(args: argparse.Namespace, prog: str) -> str | None:

@@ -426,7 +426,8 @@ def _connect(api_socket: str, files: list[str], timeout: float, name: str,
         )
     from vpp_papi import VPPApiClient
 
-    from vppcfg.vpp.transport import DirectTransport
+    from vppcfg.vpp.sockets import is_wrong_type, wrong_socket
+    from vppcfg.vpp.transport import DirectTransport, NoAnswer
 
     # the client needs one file of its own to start from: memclnt
     memclnt = [f for f in files if _module(f) == "memclnt"]
@@ -444,11 +445,15 @@ def _connect(api_socket: str, files: list[str], timeout: float, name: str,
     client.transport = DirectTransport(client, timeout, api_socket)
     try:
         client.connect(name)
+    except NoAnswer as err:  # a socket that accepts and says nothing: VPP hung, or not VPP
+        raise VppTimeout(f"{err} on {api_socket}") from err
     except PermissionError as err:
         raise VppPermissionDenied(f"no permission to open VPP API socket {api_socket}") from err
     except (ConnectionRefusedError, FileNotFoundError) as err:
         raise VppNotRunning(f"VPP is not listening on {api_socket} ({err.strerror})") from err
     except (TimeoutError, OSError) as err:
+        if is_wrong_type(err):
+            raise VppNotRunning(wrong_socket(api_socket, "api")) from err
         if getattr(err, "errno", None) == errno.EACCES:
             raise VppPermissionDenied(f"no permission to open {api_socket}") from err
         raise VppNotRunning(f"cannot connect to VPP on {api_socket}: {err}") from err
