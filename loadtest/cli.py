@@ -333,6 +333,9 @@ def _status(result: dict) -> int:
     if status == "failed":
         print(f"{PROG}: error: {result.get('error')}", file=sys.stderr)
         return 1
+    if status == "invalid":
+        print(f"{PROG}: INVALID run: {result.get('error')}", file=sys.stderr)
+        return 1
     return 0
 
 

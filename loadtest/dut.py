@@ -614,7 +614,7 @@ class DutMonitor:
         when = "" if at_start or self.started is None \
             else f" at {self.clock() - self.started:.1f} s"
         self.reason = f"{why}{when}"
-        print(f"trex-loadtest: DUT stats: {self.reason}; the run goes on without them",
+        print(f"trex-loadtest: DUT stats: {self.reason}; the run is invalid from here",
               file=self.stream)
         if self.reader is not None:
             self.reader.close()

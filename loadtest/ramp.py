@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from loadtest.client import LoadtestError, TrexSession
+from loadtest.client import LoadtestError, RunInvalid, TrexSession, check_valid
 from loadtest.dut import RunDut, verdict
 from loadtest.graphrb import port_rates
 from loadtest.profiles import TrafficSpec
@@ -227,6 +227,8 @@ class RampRun:
             self.result["status"], error = self.session.outcome(err)
             if error:
                 self.result["error"] = error
+        except RunInvalid as err:
+            self.result["status"], self.result["error"] = "invalid", str(err)
         finally:
             with contextlib.suppress(BaseException):  # a second Ctrl-C must not lose the JSON
                 self._stop()
@@ -261,6 +263,7 @@ class RampRun:
             after = self.clock()
             dut = self.dut.step() if self.dut else None  # right after T-Rex's: same interval
             now = (before + after) / 2  # the server read its counters in between
+            check_valid(self.session, self.ports, self.dut)  # before the sample is kept
             self._record(i, now - t0, now - last_t, step, prev, stats, dut)
             prev, last_t = stats, now
             self.session.check_stop()
@@ -364,7 +367,11 @@ def _sleep_until(clock: Callable[[], float], deadline: float) -> None:
 def summary_lines(result: dict) -> list[str]:
     """Human-readable summary for the end of a run."""
     lines = []
-    for d in result["summary"].get("directions", []):
+    directions = result["summary"].get("directions", [])
+    if result.get("status") == "invalid":  # first, and no rate from what it measured
+        lines.append(f"INVALID run: {result.get('error')}; no rate is claimed from it")
+        directions = []
+    for d in directions:
         lossless = f"lossless {fmt_pps(d['lossless_pps'])}"
         if d.get("limit"):  # never lost: a lower bound, not the device's capacity
             lossless = (f"lossless >= {fmt_pps(d['lossless_pps'])}, not saturated "

@@ -432,7 +432,7 @@ def test_monitor_says_a_failure_once_and_when():
     assert m.read() is None and m.read() is None  # no more reads after a failure
     assert m.reason == "VPP went away (x) at 12.3 s"
     assert err.getvalue() == ("trex-loadtest: DUT stats: VPP went away (x) at 12.3 s; the run "
-                              "goes on without them\n")
+                              "is invalid from here\n")
     assert m.summary(None, {}, None) == {"available": False,
                                          "reason": "VPP went away (x) at 12.3 s",
                                          "verdict": "no DUT data: VPP went away (x) at 12.3 s",

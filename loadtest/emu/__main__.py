@@ -49,6 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--vpp-sim", metavar="PATH",
                     help="the device under test is vppcfg-sim: its wire socket "
                     "(vppcfg-sim --wire-socket); its counters move with this traffic")
+    ap.add_argument("--on-vpp-loss", choices=("link-down", "ideal"), default="link-down",
+                    help="when the --vpp-sim simulator goes away: the ports' links go down "
+                    "and nothing is forwarded (default), or the emulator goes on as an "
+                    "ideal device (everything forwarded)")
     return ap
 
 
@@ -61,7 +65,7 @@ def config_from_args(args: argparse.Namespace) -> EmuConfig:
                      max_tx_pps=args.max_tx_pps, time_scale=args.time_scale,
                      off_by_one=not args.no_off_by_one, port_count=args.ports,
                      dut_own_pps=args.dut_own_pps, dut_delay_ms=args.dut_delay_ms,
-                     vpp_sim=args.vpp_sim)
+                     vpp_sim=args.vpp_sim, on_vpp_loss=args.on_vpp_loss)
 
 
 def main(argv: list[str] | None = None) -> int:
