@@ -215,22 +215,23 @@ def test_loadtest_help_shows_the_original_command_line() -> None:
     assert "trex-loadtest -s SERVER [-u] -p PROFILE.py -t TUNABLES -rd SECONDS -rt RATE" in text
 
 
-RATE = ("give a percentage of line rate, more than 0 and at most 100, or a finite rate with "
-        "its unit, e.g. 1.5mpps")
+RATE = ("give a finite percentage of line rate, more than 0, or a finite rate with its unit, "
+        "e.g. 1.5mpps")
 
 
 @pytest.mark.parametrize(("argv", "said"), [
     # the parser's refusals (vppcfg.numbers): usage, then the error naming the option
-    (["ramp", "--rate", "150"], f"argument -rt/--rate: rate '150': {RATE}"),
     (["ramp", "--warmup-rate", "fast"], f"argument -wm/--warmup-rate: rate 'fast': {RATE}"),
     (["ramp", "--start-rate", "0"], f"argument --start-rate: rate '0': {RATE}"),
-    (["ndr", "--max-rate", "101%"], f"argument --max-rate: rate '101%': {RATE}"),
     (["ndr", "--min-rate=-1mpps"], f"argument --min-rate: rate '-1mpps': {RATE}"),
+    (["ramp", "--rate", "nan%"], f"argument -rt/--rate: rate 'nan%': {RATE}"),
     (["ramp", "--sync-port", "70000"], "argument --sync-port: '70000' is out of range: at "
      "least 1 and at most 65535 (a TCP port)"),
     (["ramp", "--link-speed", "0"], "argument --link-speed: '0' is out of range: more than 0 "
      "and at most 10000 Gbit/s"),
-    # those that need more than one option, or the file system
+    # then, in one line, what needs more than one option, the line rate or the file system
+    (["ramp", "--rate", "150"], "--rate: rate '150' is more than 100% of line rate"),
+    (["ndr", "--max-rate", "101%"], "--max-rate: rate '101%' is more than 100% of line rate"),
     (["ndr", "--ports", "1", "1"], "--ports: two different port numbers, not 1 1"),
     (["ndr", "-o", "/nonexistent-dir/ndr.json"],
      "-o /nonexistent-dir/ndr.json: no directory /nonexistent-dir"),
@@ -244,6 +245,8 @@ def test_options_are_refused_before_connecting(argv: list[str], said: str) -> No
     assert run.returncode == 2
     last = run.stderr.strip().splitlines()[-1]
     assert last.startswith("trex-loadtest") and last.endswith(f"error: {said}"), run.stderr
+    if not said.startswith("argument "):  # not the parser's: one line
+        assert run.stderr.strip() == f"trex-loadtest: error: {said}"
     assert "connect" not in run.stderr
 
 

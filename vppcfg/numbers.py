@@ -94,18 +94,17 @@ RATE_UNITS = ("gpps", "mpps", "kpps", "pps", "%")  # longest first
 def rate(text: str) -> str:
     """An argparse `type` for a rate with its unit: a percent of line rate
     ("50", "50%") or packets per second ("1.5mpps"), finite and more than 0.
-    The text is returned as given: how it compares with the line rate is
-    known only once the port's speed is (loadtest.linerate.parse_rate)."""
+    The text is returned as given: how it compares with the line rate (at most
+    100 %) is checked next, before anything connects, or for an absolute rate
+    once the port's speed is known (loadtest.cli, loadtest.linerate)."""
     raw = text.strip().lower()
     unit = next((u for u in RATE_UNITS if raw.endswith(u)), "")
-    percent = unit in ("", "%")
     try:
-        Number(unit or "%", 0.0, 100.0 if percent else MAX_PPS,
-               low_open=True)(raw[:len(raw) - len(unit)])
+        Number(unit or "%", 0.0, MAX_PPS, low_open=True)(raw[:len(raw) - len(unit)])
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(
-            f"rate {text!r}: give a percentage of line rate, more than 0 and at most 100, "
-            "or a finite rate with its unit, e.g. 1.5mpps") from None
+            f"rate {text!r}: give a finite percentage of line rate, more than 0, or a "
+            "finite rate with its unit, e.g. 1.5mpps") from None
     return text
 
 
