@@ -204,3 +204,35 @@ def test_confirm_hint_names_a_non_default_state_dir(setup, capfd):
     out = capfd.readouterr().out
     assert f"`vppcfg confirm --state-dir {tmp / 'state'}`" in out
     assert main(["confirm", "--state-dir", str(tmp / "state")]) == 0
+
+
+def test_a_signal_once_the_confirm_timer_is_armed_leaves_it_armed(setup, capfd, monkeypatch):
+    """SIGTERM after the change is made and the timer armed: the timer decides, and the
+    apply says so (exit 130)."""
+    import vppcfg.apply.confirm as confirm
+
+    _, _cfg, args, tmp = setup
+    start_timer = confirm.start_timer
+
+    def armed_then_signalled(state_dir: Any) -> int:
+        pid = start_timer(state_dir)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return pid
+
+    monkeypatch.setattr(confirm, "start_timer", armed_then_signalled)
+    assert main(["apply", "-c", str(_config(tmp, 3)), "--confirm", "60", *args]) == 130
+    err = capfd.readouterr().err
+    assert "interrupted by SIGTERM after the change was made: the confirm timer stays armed" \
+        in err
+    assert confirm.is_pending(str(tmp / "state"))
+    assert main(["confirm", "--state-dir", str(tmp / "state")]) == 0
+
+
+def test_a_signal_during_an_apply_with_confirm_rolls_back_at_once(setup, capfd, monkeypatch):
+    sim, cfg, args, _tmp = setup
+    pre = _dump(sim)
+    _signal_at(monkeypatch, [1], signal.SIGHUP)
+    assert main(["apply", "-c", str(cfg), "--confirm", "60", *args]) == 130
+    err = capfd.readouterr().err
+    assert "the confirm timer was not armed yet: rolled back at once" in err
+    assert _dump(sim) == pre
