@@ -80,7 +80,7 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                    help="json: at the end print the run on stdout, as -o writes it (its "
                    "JSON Schema: python -m loadtest.results_schema), whatever its status; "
                    "text (default): nothing on stdout")
-    o.add_argument("--stats-tick", type=numbers.seconds(60, zero_ok=True), default=0.01,
+    o.add_argument("--stats-tick", type=numbers.seconds(60), default=0.01,
                    help="seconds the server's counters may trail a read (default 0.01: the real"
                         " T-Rex's are current at every read)")
     o.add_argument("--drain", type=numbers.seconds(3600, zero_ok=True), default=1.0,
