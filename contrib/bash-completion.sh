@@ -264,9 +264,10 @@ _trex_emu() {
             --dut-delay-ms) COMPREPLY=(); return ;;
             --dut-own-pps) COMPREPLY=(); return ;;
             --vpp-sim) _filedir; return ;;
+            --on-vpp-loss) COMPREPLY=($(compgen -W "link-down ideal" -- "$cur")); return ;;
     esac
     if [[ "$cur" == -* ]]; then
-        COMPREPLY=($(compgen -W "--bind --capacity-pps --capacity-pps-0 --capacity-pps-1 --dut-delay-ms --dut-own-pps --help --latency-us --loss-ramp --max-tx-pps --no-off-by-one --ports --pub-port --rpc-port --time-scale --version --vpp-sim" -- "$cur"))
+        COMPREPLY=($(compgen -W "--bind --capacity-pps --capacity-pps-0 --capacity-pps-1 --dut-delay-ms --dut-own-pps --help --latency-us --loss-ramp --max-tx-pps --no-off-by-one --on-vpp-loss --ports --pub-port --rpc-port --time-scale --version --vpp-sim" -- "$cur"))
     fi
 }
 complete -F _trex_emu trex-emu

@@ -25,7 +25,7 @@ from loadtest.profiles import NAMED_MIXES, ProfileError, TrafficSpec, make_flows
 from loadtest.profiles.pyfile import ProfileFileError, is_profile_file, load_profile
 from loadtest.progress import Progress
 from loadtest.stats import directions
-from vppcfg import __version__
+from vppcfg import __version__, numbers
 from vppcfg.exits import FAILED, INTERRUPTED, USAGE, guarded
 
 PROG = "trex-loadtest"
@@ -36,15 +36,20 @@ def _add_common(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("T-Rex")
     g.add_argument("-s", "--server", default="127.0.0.1",
                    help="T-Rex server (default %(default)s)")
-    g.add_argument("--sync-port", type=int, default=4501, help="JSON-RPC port (default 4501)")
-    g.add_argument("--async-port", type=int, default=4500, help="async PUB port (default 4500)")
-    g.add_argument("--ports", type=int, nargs=2, default=[0, 1], metavar=("TX", "RX"),
+    g.add_argument("--sync-port", type=numbers.port(1),
+                   default=4501, help="JSON-RPC port (default 4501)")
+    g.add_argument("--async-port", type=numbers.port(1),
+                   default=4500, help="async PUB port (default 4500)")
+    g.add_argument("--ports", type=numbers.count(0, 255), nargs=2,
+                   default=[0, 1], metavar=("TX", "RX"),
                    help="the port pair; direction 0 sends TX->RX (default 0 1)")
     g.add_argument("--force", action="store_true", help="take the ports even if someone owns them")
     g.add_argument("--trex-client-path", metavar="DIR",
                    help="use the client of a T-Rex install instead of lbr-trex-client")
-    g.add_argument("--timeout", type=float, default=5.0, help="RPC timeout in seconds")
-    g.add_argument("--link-speed", type=float, metavar="GBPS",
+    g.add_argument("--timeout", type=numbers.seconds(3600),
+                   default=5.0, help="RPC timeout in seconds")
+    g.add_argument("--link-speed", type=numbers.Number("Gbit/s", 0, 10000, low_open=True),
+                   metavar="GBPS",
                    help="line rate in Gbit/s (default: the port's reported speed)")
     t = p.add_argument_group("traffic")
     t.add_argument("-p", "--profile", default="64",
@@ -77,10 +82,10 @@ def _add_common(p: argparse.ArgumentParser) -> None:
                    help="json: at the end print the run on stdout, as -o writes it (its "
                    "JSON Schema: python -m loadtest.results_schema), whatever its status; "
                    "text (default): nothing on stdout")
-    o.add_argument("--stats-tick", type=float, default=0.01,
+    o.add_argument("--stats-tick", type=numbers.seconds(60), default=0.01,
                    help="seconds the server's counters may trail a read (default 0.01: the real"
                         " T-Rex's are current at every read)")
-    o.add_argument("--drain", type=float, default=1.0,
+    o.add_argument("--drain", type=numbers.seconds(3600, zero_ok=True), default=1.0,
                    help="seconds to wait after traffic stops before the last read (default 1)")
     v = p.add_argument_group("device under test")
     v.add_argument("--dut-stats", metavar="SOCKET",
@@ -109,43 +114,46 @@ def build_parser() -> argparse.ArgumentParser:
     ramp = sub.add_parser("ramp", help="warm-up, linear ramp to a rate, hold")
     _add_common(ramp)
     r = ramp.add_argument_group("ramp")
-    r.add_argument("-rt", "--rate", default="100",
+    r.add_argument("-rt", "--rate", type=numbers.rate, default="100",
                    help="peak rate per direction: percent of line rate, or e.g. 1.5mpps")
-    r.add_argument("--start-rate", help="rate the ramp starts from (default: the warm-up rate)")
-    r.add_argument("-wm", "--warmup-rate", default="1",
+    r.add_argument("--start-rate", type=numbers.rate,
+                   help="rate the ramp starts from (default: the warm-up rate)")
+    r.add_argument("-wm", "--warmup-rate", type=numbers.rate, default="1",
                    help="warm-up rate (default 1%% of line)")
-    r.add_argument("-wd", "--warmup", type=float, default=5.0,
+    r.add_argument("-wd", "--warmup", type=numbers.seconds(zero_ok=True), default=5.0,
                    help="warm-up seconds (default 5)")
-    r.add_argument("-rd", "--duration", type=float, default=30.0,
+    r.add_argument("-rd", "--duration", type=numbers.seconds(), default=30.0,
                    help="ramp seconds (default 30)")
-    r.add_argument("-hd", "--hold", type=float, default=5.0,
+    r.add_argument("-hd", "--hold", type=numbers.seconds(zero_ok=True), default=5.0,
                    help="seconds at the peak (default 5)")
-    r.add_argument("--sample-interval", type=float, default=1.0,
+    r.add_argument("--sample-interval", type=numbers.seconds(3600), default=1.0,
                    help="seconds between stats samples (default 1)")
-    r.add_argument("--loss-threshold", type=float, default=0.1,
+    r.add_argument("--loss-threshold", type=numbers.percent(), default=0.1,
                    help="loss %% a rate may have and still count as lossless (default 0.1)")
     ramp.set_defaults(func=cmd_ramp)
 
     ndr = sub.add_parser("ndr", help="search NDR/PDR with MLRsearch")
     _add_common(ndr)
     n = ndr.add_argument_group("search")
-    n.add_argument("--pdr", type=float, action="append", metavar="LOSS%",
+    n.add_argument("--pdr", type=numbers.percent(), action="append", metavar="LOSS%",
                    help="a PDR goal in percent (repeatable; default 0.5); NDR is always searched")
-    n.add_argument("--precision", type=float, default=0.5,
+    n.add_argument("--precision", type=numbers.percent(zero_ok=False), default=0.5,
                    help="target width of the bounds, %% of the upper bound (default 0.5)")
-    n.add_argument("--trial-duration", type=float, default=10.0,
+    n.add_argument("--trial-duration", type=numbers.seconds(), default=10.0,
                    help="final trial duration in seconds (default 10)")
-    n.add_argument("--initial-duration", type=float, default=1.0,
+    n.add_argument("--initial-duration", type=numbers.seconds(), default=1.0,
                    help="duration of the first, coarse trials (default 1)")
-    n.add_argument("--duration-sum", type=float,
+    n.add_argument("--duration-sum", type=numbers.seconds(),
                    help="trial seconds needed per bound (default: one final trial)")
-    n.add_argument("--exceed-ratio", type=float, default=0.0,
+    n.add_argument("--exceed-ratio", type=numbers.fraction(), default=0.0,
                    help="share of bad trial seconds a lower bound may have (default 0)")
-    n.add_argument("--min-rate", default="0.1", help="lowest rate to try (default 0.1%% of line)")
-    n.add_argument("--max-rate", default="100", help="highest rate to try (default 100%% of line)")
-    n.add_argument("--max-search-time", type=float, default=3600.0,
+    n.add_argument("--min-rate", type=numbers.rate, default="0.1",
+                   help="lowest rate to try (default 0.1%% of line)")
+    n.add_argument("--max-rate", type=numbers.rate, default="100",
+                   help="highest rate to try (default 100%% of line)")
+    n.add_argument("--max-search-time", type=numbers.seconds(numbers.WEEK), default=3600.0,
                    help="give up after this many seconds (default 3600)")
-    n.add_argument("--warmup", type=float, default=0.0,
+    n.add_argument("--warmup", type=numbers.seconds(zero_ok=True), default=0.0,
                    help="seconds of one untracked trial at max rate first (default none)")
     ndr.set_defaults(func=cmd_ndr)
 
@@ -299,14 +307,18 @@ def _base_vars(args: argparse.Namespace, spec: TrafficSpec, speed: float, line: 
 
 
 def _dut(args: argparse.Namespace, run_vars: dict):
-    """With --dut-stats: the DUT side of the run, opened now (a failure is said once and the
-    run goes on without it); its socket and port mapping go into the run's vars."""
+    """With --dut-stats: the DUT side of the run, opened now, before any traffic (a
+    socket that is not VPP's stats socket, or --dut-ports VPP lacks: a usage error);
+    its socket and port mapping go into the run's vars."""
     if not args.dut_stats:
         return None
-    from loadtest.dut import DutMonitor, RunDut
+    from loadtest.dut import DutMonitor, DutUnavailable, RunDut
 
     monitor = DutMonitor(args.dut_stats, _dut_ports(args))
-    monitor.open(list(args.ports))
+    try:
+        monitor.open(list(args.ports))
+    except DutUnavailable as err:
+        raise UsageError(f"--dut-stats {args.dut_stats}: {err}") from None
     run_vars["dut_stats"] = args.dut_stats
     run_vars["dut_ports"] = {str(p): n for p, n in (monitor.ports or {}).items()} or None
     return RunDut(monitor, directions(tuple(args.ports), args.bidirectional))
@@ -329,6 +341,9 @@ def _status(result: dict) -> int:
         return INTERRUPTED
     if status == "failed":
         print(f"{PROG}: error: {result.get('error')}", file=sys.stderr)
+        return 1
+    if status == "invalid":
+        print(f"{PROG}: INVALID run: {result.get('error')}", file=sys.stderr)
         return 1
     return 0
 

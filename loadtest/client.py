@@ -20,6 +20,7 @@ import time
 import warnings
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from loadtest import trex_compat
 
@@ -30,6 +31,23 @@ class LoadtestError(Exception):
 
 class UsageError(LoadtestError):
     """Bad options or unreadable input files (exit code 2)."""
+
+
+class RunInvalid(LoadtestError):
+    """What the run measured can no longer be trusted: a link went down, the DUT
+    stopped answering. The run ends with status "invalid" and claims no rate."""
+
+
+def check_valid(session: Any, ports: list[int], dut: Any = None) -> None:
+    """RunInvalid when a port's link is down or the DUT's counters stopped answering
+    (--dut-stats): called at every sample or trial, so nothing after it is claimed."""
+    down = session.links_down(ports) if hasattr(session, "links_down") else []
+    if down:
+        raise RunInvalid(f"link down on port {', '.join(map(str, down))}: the device "
+                         "under test (or the generator's link to it) went away")
+    reason = getattr(getattr(dut, "monitor", None), "reason", None)
+    if reason is not None:
+        raise RunInvalid(f"the DUT stopped answering ({reason})")
 
 
 def _client_dirs(path: Path) -> list[Path]:
@@ -142,6 +160,19 @@ class TrexSession:
         if self.stop_requested:
             raise KeyboardInterrupt
         self.stop_requested = True
+
+    def links_down(self, ports: list[int]) -> list[int]:
+        """The ports whose link the server reports down (its port-attribute events keep
+        the client's view current)."""
+        down = []
+        for port in ports:
+            try:
+                link = self.client.get_port_attr(port).get("link")
+            except Exception:  # an older client or server: nothing known, nothing claimed
+                continue
+            if link == "DOWN":
+                down.append(port)
+        return down
 
     def check_stop(self) -> None:
         """Raise KeyboardInterrupt at a safe point if Ctrl-C was pressed."""

@@ -36,6 +36,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TextIO
 
+from vppcfg.vpp.sockets import is_wrong_type, wrong_socket
+
 SATURATION_VECTORS_PER_CALL = 240.0  # of VPP's 256-packet frames: the node's CPU is full
 SATURATION_MIN_CALLS = 10  # a node called fewer times in a sample says nothing about load
 TOP_ERRORS = 5  # per sample or trial
@@ -441,6 +443,8 @@ class StatsReader:
             self.stats = factory(self.path, timeout=2)
             self.stats.connect()
         except Exception as err:  # vpp_papi raises a bare Exception for another segment version
+            if is_wrong_type(err):  # pointed at the API socket: say which one to use
+                raise DutUnavailable(wrong_socket(self.path, "stats")) from None
             raise DutUnavailable(f"cannot open VPP's stats segment at {self.path}: "
                                  f"{getattr(err, 'strerror', None) or err}") from None
         missing = [p for p in REQUIRED if p not in self.stats.directory]
@@ -578,17 +582,21 @@ class DutMonitor:
         return self.reason is None
 
     def open(self, tx_rx_ports: list[int]) -> None:
+        """Connect and map the ports; DutUnavailable when that cannot be done:
+        asked-for DUT data is checked before any traffic, not found missing after."""
         self.started = self.clock()
         try:
             self.reader = self.reader_factory(self.path)
             self.reader.connect()
             first = self.reader.read()
             self.ports = self._resolve_ports(tx_rx_ports, first)
-        except DutUnavailable as err:
-            self.fail(str(err), at_start=True)
-        except Exception as err:  # never stop the traffic run for the DUT's sake
-            self.fail(f"cannot read VPP's stats segment ({type(err).__name__}: {err})",
-                      at_start=True)
+        except Exception as err:
+            if self.reader is not None:
+                self.reader.close()
+            if isinstance(err, DutUnavailable):
+                raise
+            raise DutUnavailable(f"cannot read VPP's stats segment ({type(err).__name__}: "
+                                 f"{err})") from None
 
     def _resolve_ports(self, ports: list[int], snap: Snapshot) -> dict[int, str]:
         # VPP keeps a deleted interface's column, named "deleted": never a port
@@ -606,7 +614,7 @@ class DutMonitor:
         when = "" if at_start or self.started is None \
             else f" at {self.clock() - self.started:.1f} s"
         self.reason = f"{why}{when}"
-        print(f"trex-loadtest: DUT stats: {self.reason}; the run goes on without them",
+        print(f"trex-loadtest: DUT stats: {self.reason}; the run is invalid from here",
               file=self.stream)
         if self.reader is not None:
             self.reader.close()

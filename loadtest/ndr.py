@@ -24,7 +24,7 @@ from MLRsearch import (
     SearchGoal,
 )
 
-from loadtest.client import LoadtestError, TrexSession
+from loadtest.client import LoadtestError, RunInvalid, TrexSession, check_valid
 from loadtest.dut import RunDut, verdict
 from loadtest.profiles import TrafficSpec
 from loadtest.profiles.streams import LATENCY_PG_BASE, LATENCY_PPS, build_streams, mult_arg
@@ -143,6 +143,7 @@ class TrexMeasurer(AbstractMeasurer):
         trial = self._trial(intended_duration, intended_load, stats, started, stopped_early)
         if self.dut:
             self.dut.trial_end(dut_start, trial)
+        check_valid(self.session, self.ports, self.dut)  # an invalid trial is not recorded
         trial["traffic_seconds"] = round(traffic_seconds, 6)
         scale = self._share(intended_duration, intended_load, traffic_seconds, probes, trial)
         trial["stretched"] = scale < 1.0
@@ -363,6 +364,8 @@ def run_ndr(
         result["status"], error = session.outcome(err)
         if error:
             result["error"] = error
+    except RunInvalid as err:
+        result["status"], result["error"] = "invalid", str(err)
     except RuntimeError as err:  # MLRsearch: search took too long
         result["status"] = "failed"
         result["error"] = str(err)
@@ -407,6 +410,8 @@ def _write(output: Path, result: dict) -> None:
 
 
 def summary_lines(result: dict) -> list[str]:
+    if result.get("status") == "invalid":  # no bound from a search that lost its device
+        return [f"INVALID search: {result.get('error')}; no rate is claimed from it"]
     lines = []
     for g in result["goals"]:
         if g["lower_bound_pps"] is None:

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from loadtest.client import LoadtestError, TrexSession
+from loadtest.client import LoadtestError, RunInvalid, TrexSession, check_valid
 from loadtest.dut import RunDut, verdict
 from loadtest.graphrb import port_rates
 from loadtest.profiles import TrafficSpec
@@ -76,12 +76,14 @@ class RampPlan:
 
 
 def summarize(
-    samples: list[dict], dirs: list[Direction], line_pps: float, threshold: float
+    samples: list[dict], dirs: list[Direction], line_pps: float, threshold: float,
+    status: str = "complete",
 ) -> list[dict]:
     """Per direction: highest offered rate with loss <= threshold, highest forwarded rate.
 
     Offered rates are what the counters show was sent (never above the asked rate), so
-    the lossless rate is never above the highest rate measured."""
+    the lossless rate is never above the highest rate measured. A run that did not
+    complete (`status`) and never lost is limited by that, not by its peak rate."""
     out = []
     for d in dirs:
         rows = [s["directions"][d.label] for s in samples if d.label in s["directions"]]
@@ -109,11 +111,17 @@ def summarize(
                 "generator_limited": generator_short(asked, offered),
                 # never lost more than the threshold: lossless_pps is a lower bound, and why
                 "saturated": bool(lossy),
-                "limit": saturation_limit(bool(lossy), asked, offered, line_pps),
+                "limit": _limit(bool(lossy), asked, offered, line_pps, status),
                 "lossy_from_pps": min(lossy, default=None),  # where loss began
             }
         )
     return out
+
+
+def _limit(saturated: bool, asked: float, offered: float, line_pps: float,
+           status: str) -> str | None:
+    limit = saturation_limit(saturated, asked, offered, line_pps)
+    return status if limit is not None and status in ("interrupted", "failed") else limit
 
 
 def totals(first: dict, last: dict, dirs: list[Direction]) -> dict:
@@ -219,6 +227,8 @@ class RampRun:
             self.result["status"], error = self.session.outcome(err)
             if error:
                 self.result["error"] = error
+        except RunInvalid as err:
+            self.result["status"], self.result["error"] = "invalid", str(err)
         finally:
             with contextlib.suppress(BaseException):  # a second Ctrl-C must not lose the JSON
                 self._stop()
@@ -253,6 +263,7 @@ class RampRun:
             after = self.clock()
             dut = self.dut.step() if self.dut else None  # right after T-Rex's: same interval
             now = (before + after) / 2  # the server read its counters in between
+            check_valid(self.session, self.ports, self.dut)  # before the sample is kept
             self._record(i, now - t0, now - last_t, step, prev, stats, dut)
             prev, last_t = stats, now
             self.session.check_stop()
@@ -325,7 +336,8 @@ class RampRun:
         for d in self.dirs:
             settle_losses(self.result["samples"], d.label,
                           sums[d.label]["lost_packets"] if ended else None)
-        dirs = summarize(self.result["samples"], self.dirs, self.line_pps, self.threshold)
+        dirs = summarize(self.result["samples"], self.dirs, self.line_pps, self.threshold,
+                         self.result["status"])
         summary: dict = {"directions": dirs}
         if self.dut:
             summary["dut"] = self.dut.finish_ramp(self.result["samples"], sums)
@@ -355,13 +367,21 @@ def _sleep_until(clock: Callable[[], float], deadline: float) -> None:
 def summary_lines(result: dict) -> list[str]:
     """Human-readable summary for the end of a run."""
     lines = []
-    for d in result["summary"].get("directions", []):
-        lossless = fmt_pps(d["lossless_pps"])
+    directions = result["summary"].get("directions", [])
+    if result.get("status") == "invalid":  # first, and no rate from what it measured
+        lines.append(f"INVALID run: {result.get('error')}; no rate is claimed from it")
+        directions = []
+    for d in directions:
+        lossless = f"lossless {fmt_pps(d['lossless_pps'])}"
         if d.get("limit"):  # never lost: a lower bound, not the device's capacity
-            lossless = f">= {lossless}, not saturated ({LIMIT_WORDS[d['limit']]})"
+            lossless = (f"lossless >= {fmt_pps(d['lossless_pps'])}, not saturated "
+                        f"({LIMIT_WORDS[d['limit']]})")
+        lossless += f" ({d['lossless_pct_line']:.2f}% of line)"
+        if not d["lossless_pps"]:  # lost from the first step: no rate to claim
+            lossy = d.get("lossy_from_pps")
+            lossless = "none lossless" + (f" (loss from {fmt_pps(lossy)})" if lossy else "")
         lines.append(
-            f"{d['direction']}: lossless {lossless} "
-            f"({d['lossless_pct_line']:.2f}% of line), max forwarded "
+            f"{d['direction']}: {lossless}, max forwarded "
             f"{fmt_pps(d['max_forwarded_pps'])} ({d['max_forwarded_pct_line']:.2f}%)"
             + ("  [generator could not reach the asked rate]" if d["generator_limited"] else "")
         )

@@ -529,6 +529,8 @@ class SummaryTable:
 
 def _lossless(run: Run) -> Cell:
     """The direction that held the least: both directions held it."""
+    if run.status == "invalid":  # what it measured is not a result
+        return Cell(run, "invalid", False, run.error or "")
     worst = min(run.directions, key=lambda d: d["lossless_pps"])
     limits = [d.get("limit") for d in run.directions]
     text = f"{fmt_rate(worst['lossless_pps'])} ({worst['lossless_pct_line']:.3g}%)"

@@ -88,7 +88,7 @@ def schema() -> dict:
                samples={"type": "array", "items": with_dut},
                trials={"type": "array", "items": with_dut},
                summary={"type": "object", "properties": {"dut": {"$ref": "#/$defs/summary"}}},
-               status={"enum": ["running", "complete", "interrupted", "failed"]}),
+               status={"enum": ["running", "complete", "interrupted", "failed", "invalid"]}),
         "$defs": _defs(),
     }
 

@@ -238,6 +238,9 @@ LIMIT_WORDS = {  # "not saturated: ..."
     "generator": "the generator's limit",
     "line": "line rate",
     "asked": "the run's peak rate",
+    # the run ended before its peak: the figure says nothing of the device's limit
+    "interrupted": "the run was interrupted before its peak rate",
+    "failed": "the run failed before its peak rate",
 }
 
 

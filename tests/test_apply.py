@@ -134,3 +134,41 @@ def test_vpp_gone_mid_apply_is_reported(vpp_sim):
     assert not outcome.ok and outcome.failed is seen[-1]
     assert outcome.rollback is not None and outcome.rollback.aborted
     assert "final state: UNKNOWN" in format_outcome(outcome)
+
+
+class _Things:
+    """A connection and engine of plain keys: the rollback's rounds, by themselves."""
+
+    def __init__(self, have: set[str]) -> None:
+        self.have = set(have)
+
+    def dump(self) -> Any:
+        from types import SimpleNamespace
+
+        return SimpleNamespace(foreign=frozenset(), have=frozenset(self.have))
+
+    def context(self) -> Any:
+        return self
+
+
+def test_rollback_takes_a_second_round_for_what_needed_a_later_op():
+    """'b' must exist before 'a' can be made, but the plan lists 'a' first: the first
+    round makes 'b' and fails 'a'; the second makes 'a' (ROLLBACK_ROUNDS = 2)."""
+    from types import SimpleNamespace
+
+    from vppcfg.ops import Operation
+
+    def plan_things(target: Any, current: Any) -> list[Operation]:
+        return [Operation("thing", "create", k) for k in ("a", "b")
+                if k in target.have and k not in current.have]
+
+    def make(op: Operation, ctx: Any) -> None:
+        if op.key == "a" and "b" not in ctx.have:
+            raise RuntimeError("a needs b")
+        ctx.have.add(op.key)
+
+    conn = _Things(set())
+    report = rollback(conn, SimpleNamespace(have={"a", "b"}), Engine(plan_things, make))
+    assert report.complete and conn.have == {"a", "b"}
+    assert [op.key for op in report.executed] == ["b", "a"]
+    assert report.errors == ["create thing a: a needs b"] and report.planned == 3

@@ -138,9 +138,10 @@ REASONS = {
 # Paths the commands write or own: only an unprivileged user is refused them.
 WRITERS = [
     Case("schema-output", (*VPPCFG, "schema", "-o", "{p}/schema.json"), USAGE),
-    Case("apply-lock-file", (*VPPCFG, "apply", "-c", str(EXAMPLE), "--lock-file",
+    # {d}/acl.yaml: EXAMPLE copied where the unprivileged user can read it
+    Case("apply-lock-file", (*VPPCFG, "apply", "-c", "{d}/acl.yaml", "--lock-file",
                              "{p}/apply.lock"), USAGE),
-    Case("apply-state-dir", (*VPPCFG, "apply", "-c", str(EXAMPLE), "--lock-file",
+    Case("apply-state-dir", (*VPPCFG, "apply", "-c", "{d}/acl.yaml", "--lock-file",
                              "{d}/open/apply.lock", "--state-dir", "{p}"), USAGE),
     Case("confirm-state-dir", (*VPPCFG, "confirm", "--state-dir", "{p}"), USAGE),
     Case("sim-socket", (*SIM, "--socket", "{p}/api.sock"), USAGE),
@@ -164,6 +165,8 @@ def test_refused_paths_as_unprivileged_user_are_one_line(case: Case, place: Path
     opened = place / "open"
     opened.mkdir(mode=0o777)
     opened.chmod(0o777)  # the umask took some
+    # the checkout may be out of the user's reach (under a 0700 directory)
+    unprivileged.readable_copy(EXAMPLE, place)
     if os.geteuid() != 0:
         pytest.skip(unprivileged.SKIP_REASON + "only another user's 0700 directory refuses us")
     run = unprivileged.run_python(_argv(case, private, place), place)

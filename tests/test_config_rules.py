@@ -183,6 +183,13 @@ REFUSED = {
         "  loop2: {unnumbered: loop1}\n",
         "unnumbered-chain", "unnumbered target loop1 is itself unnumbered",
     ),
+    # the parent-level fast path looks at the highest sub MTU: a lower sibling listed
+    # first must not hide a higher one
+    "sub mtu above parent beside a lower one": (
+        "interfaces:\n  GigabitEthernet3/0/0:\n    mtu: 1500\n    sub-interfaces:\n"
+        "      100: {mtu: 1400}\n      200: {mtu: 9000}\n",
+        "sub-mtu", "MTU 9000 is higher than parent GigabitEthernet3/0/0 MTU 1500",
+    ),
     "qinq mtu above middle": (
         "interfaces:\n  GigabitEthernet3/0/0:\n    mtu: 9000\n    sub-interfaces:\n"
         "      100: {mtu: 1500}\n"

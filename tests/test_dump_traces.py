@@ -18,13 +18,16 @@ from vppcfg.vpp.dump import RawDump, build_dataplane
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 TRACES = SHARED / "vpp" / "traces"
+# names ../shared, so that tests/ci_policy.py counts it as the real tier's: under CI=true
+# it fails instead of skipping
+MISSING = "../shared/vpp/traces is not available (the real VPP's recorded replies)"
 
 
 def final_raw(scenario: str) -> RawDump:
     """The replies of the last full dump set of a recorded scenario."""
     path = next(TRACES.glob(f"{scenario}-*.jsonl"), None)
     if path is None:
-        pytest.skip("shared/vpp/traces not available")
+        pytest.skip(MISSING)
     calls = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     start = max(i for i, c in enumerate(calls) if c["call"] == "sw_interface_dump")
     tables = {dump.messages[0]: dump.table for desc in DESCRIPTORS for dump in desc.reads
@@ -126,3 +129,9 @@ def test_unnumbered_sflow_acls():
     assert (term.destination_port.first, term.destination_port.last) == (22, 22)
     assert dp.acls["v6-dns"].terms[0].action == "permit+reflect"
     assert dp.acls["empty"].terms == ()
+
+
+def test_a_missing_trace_cannot_skip_silently_under_ci() -> None:
+    from tests.ci_policy import guarded_category
+
+    assert guarded_category(MISSING, marked_real=False) == "the real tier"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import array
 import contextlib
-import json
 import os
 import socket
 import struct
@@ -24,7 +23,6 @@ from typing import Any
 import pytest
 
 from loadtest.dut import DutUnavailable, StatsReader, diff
-from tests.graphrb_contract import graph_rb_problems
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -86,7 +84,7 @@ def test_no_socket_and_not_a_socket(sock_dir):
         StatsReader(plain).connect()
 
 
-# ---- a run goes on without the DUT's counters -------------------------------------------------
+# ---- asked-for DUT counters are checked before traffic ---------------------------------------
 
 from tests.trex_client import require_trex_api  # noqa: E402
 
@@ -102,49 +100,45 @@ def _ports(emu) -> list[str]:
     return ["--sync-port", str(emu.rpc_port), "--async-port", str(emu.pub_port), "--timeout", "2"]
 
 
-def test_ramp_without_a_vpp_keeps_the_traffic_run(trex_emu_factory, tmp_path, capsys):
+def test_ramp_with_a_dut_stats_socket_that_is_not_there_is_refused(trex_emu_factory, tmp_path,
+                                                                   capsys):
+    """Asked-for DUT data is checked before traffic: no run, exit 2, one line."""
     emu = trex_emu_factory(capacity_pps=(1e6, 1e6), time_scale=1.0, stats_tick=0.001)
     out = tmp_path / "ramp.json"
     sock = str(tmp_path / "no-vpp" / "stats.sock")
     argv = ["ramp", *_ports(emu), "-q", "--warmup", "0.2", "--hold", "0.2", "--stats-tick",
             "0.001", "--sample-interval", "0.1", "--drain", "0.05", "--duration", "0.5",
             "--rate", "100kpps", "--dut-stats", sock, "-o", str(out)]
-    assert main(argv) == 0
-    err = capsys.readouterr().err
-    assert err.count("DUT stats:") == 1 and "the run goes on without them" in err
-    run = json.loads(out.read_text())
-    assert run["status"] == "complete" and len(run["samples"]) == 9
-    assert run["vars"]["dut_stats"] == sock and run["vars"]["dut_ports"] is None
-    dut = run["summary"]["dut"]
-    assert dut["available"] is False
-    assert dut["reason"] == (f"cannot open VPP's stats segment at {sock}: "
-                             "No such file or directory")
-    assert dut["verdict"] == f"no DUT data: {dut['reason']}"
-    assert all("dut" not in s for s in run["samples"])
-    assert graph_rb_problems({"ramp": run}) == []
-    assert _schema_errors(run) == []
-    # without the option nothing of it is in the file
-    plain = tmp_path / "plain.json"
-    assert main([a for a in argv if a not in ("--dut-stats", sock, str(out))] + [str(plain)]) == 0
-    run = json.loads(plain.read_text())
-    assert "dut_stats" not in run["vars"] and "dut" not in run["summary"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (f"trex-loadtest: error: --dut-stats {sock}: cannot open VPP's stats "
+                   f"segment at {sock}: No such file or directory"), err
+    assert not out.exists()  # no run was written: none took place
 
 
-def test_ndr_without_a_vpp_keeps_the_search(trex_emu_factory, tmp_path, capsys):
+def test_dut_stats_pointed_at_the_api_socket_names_both(tmp_path):
+    """[Errno 91] Protocol wrong type for socket, before: now which socket it is."""
+
+    path = str(tmp_path / "api.sock")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as listener:
+        listener.bind(path)
+        listener.listen(1)
+        with pytest.raises(DutUnavailable) as refused:
+            StatsReader(path).connect()
+    assert str(refused.value) == (
+        f"{path} is a stream socket: VPP's API socket (or vppcfg-sim's wire socket), not "
+        "VPP's stats socket; give VPP's stats socket (VPP's default: /run/vpp/stats.sock)")
+
+
+def test_ndr_without_a_vpp_is_refused_before_the_search(trex_emu_factory, tmp_path, capsys):
     emu = trex_emu_factory(capacity_pps=(1e6, 1e6), time_scale=1.0, stats_tick=0.001)
     out = tmp_path / "ndr.json"
     argv = ["ndr", *_ports(emu), "-q", "--trial-duration", "0.3", "--initial-duration", "0.1",
             "--drain", "0.02", "--stats-tick", "0.001", "--precision", "20", "--min-rate",
             "100kpps", "--max-rate", "2mpps", "--dut-stats", str(tmp_path / "x.sock"),
             "--dut-ports", "host-ge0,host-ge1", "-o", str(out)]
-    assert main(argv) == 0
-    assert capsys.readouterr().err.count("DUT stats:") == 1
-    run = json.loads(out.read_text())
-    assert run["status"] == "complete" and run["trials"]
-    assert run["vars"]["dut_ports"] == {"0": "host-ge0", "1": "host-ge1"}
-    assert run["summary"]["dut"]["available"] is False
-    assert all("dut" not in t for t in run["trials"])
-    assert _schema_errors(run) == []
+    assert main(argv) == 2
+    assert "--dut-stats" in capsys.readouterr().err and not out.exists()
 
 
 def _schema_errors(run: dict) -> list[str]:

@@ -183,3 +183,28 @@ def test_real_loss_stays_loss_when_packets_are_also_in_flight(fake, delay):
     assert d0["lossless_pps"] <= 2e5
     if not delay:  # nothing in flight: exact, the ramp step at capacity lost nothing
         assert d0["lossless_pps"] == pytest.approx(2e5, rel=0.01)
+
+
+class LateSession(FakeSession):
+    """The run wakes `late` seconds late before the read of sample `at` (a busy host)."""
+
+    def __init__(self, client: SlowGenerator, at: int, late: float) -> None:
+        super().__init__(client)
+        self.calls, self.at, self.late = 0, at, late
+
+    def check_stop(self) -> None:
+        self.calls += 1  # twice a sample: before its read, and after
+        if self.calls == 2 * self.at - 1:
+            self.client.clock.sleep(self.late)
+
+
+def test_a_sample_rate_is_over_the_interval_measured_not_the_nominal_one(fake):
+    """A late read makes one interval 1.5 s and the next 0.5 s: at a steady 100 kpps
+    each sample still says 100 kpps (over the nominal second: 150k, then 50k)."""
+    gen = SlowGenerator(fake, ceiling=2e6, rtt=0.005)
+    plan = RampPlan(1e5, 1e5, 1e5, warmup=1, duration=4, hold=1, sample_interval=1.0)
+    run = RampRun(LateSession(gen, at=4, late=0.5), TrafficSpec("64"), plan,
+                  directions((0, 1), False), LINE_64B, 0.001, {}, clock=fake)
+    rates = [s["directions"]["0->1"]["tx_pps"] for s in run.run()["samples"]]
+    assert len(rates) == 6
+    assert all(r == pytest.approx(1e5, rel=0.01) for r in rates), rates

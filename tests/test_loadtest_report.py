@@ -381,3 +381,19 @@ def test_an_ndr_run_with_dut_counters_shows_vpp_at_its_bounds(runs, tmp_path):
                                  "offered, ")
     assert "No test packet was dropped inside VPP." in low.words
     assert any("ip4-input: ip4 ttl <= 1" in w for w in high.words)
+
+
+def test_an_invalid_run_is_said_at_the_top_and_claims_no_rate(runs, tmp_path):
+    bad = tmp_path / "bad.json"
+    data = json.loads(runs["r64"].read_text())
+    data.update(status="invalid", error="link down on port 1: the device under test (or "
+                "the generator's link to it) went away")
+    write_json(bad, data)
+    html = unescape(render(load_runs([runs["r1514"], bad])))
+    top = html.split("<h1>")[1].split("<table")[0]
+    assert "INVALID run" in top and "link down on port 1" in top
+    review = html.split('<table class="review">')[1].split("</table>")[0]
+    assert ">invalid</a>" in review
+    every = html.split("<caption>Every run")[1].split("</table>")[0]
+    bad_rows = [row for row in every.split("<tr>") if 'href="#' in row and "invalid" in row]
+    assert bad_rows and all("no result" in row for row in bad_rows)

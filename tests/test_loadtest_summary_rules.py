@@ -256,3 +256,19 @@ def test_a_step_without_node_figures_says_why_as_the_json_does():
 
     assert dut.NODES_NOT_YET in report_dut._node_words(None, dut.NODES_NOT_YET)
     assert "per-node-counters is off" in report_dut._node_words(None)
+
+
+def test_terminal_summary_says_none_lossless_not_zero():
+    """Lost from the first step: no rate to claim (before: 0.0000 Mpps / 0.00 %)."""
+    lossy = _summary([_row(4.07e5, 0.1), _row(5e5, 0.2)])
+    line = summary_lines({"summary": {"directions": [lossy]}})[0]
+    assert line.startswith("0->1: none lossless (loss from 407.0 kpps), max forwarded"), line
+
+
+def test_an_interrupted_ramp_is_not_limited_by_its_peak_rate():
+    """Interrupted before its peak, it never lost: say interrupted, not 'the run's peak rate'."""
+    samples = [{"directions": {"0->1": _row(4.07e5, 0.0)}}]
+    (d,) = summarize(samples, [D0], LINE, THRESHOLD, "interrupted")
+    assert d["limit"] == "interrupted"
+    line = summary_lines({"summary": {"directions": [d]}})[0]
+    assert "not saturated (the run was interrupted before its peak rate)" in line, line

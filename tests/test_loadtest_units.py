@@ -238,7 +238,6 @@ def test_report_cli_errors_are_one_line(tmp_path, capsys):
         (["ramp", "--profile", "jumbo"], "unknown profile 'jumbo'"),
         (["ramp", "--profile", "65", "--ipv6"], "at least 66 bytes"),
         (["ndr", "--src", "10.0.0.5-10.0.0.1"], "address range"),
-        (["ramp", "--sample-interval", "0"], "--sample-interval must be positive"),
     ],
 )
 def test_bad_input_is_one_line_usage_error(argv, message, capsys):

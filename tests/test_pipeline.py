@@ -330,3 +330,23 @@ def test_plan_graph_is_the_plan_with_edges_that_point_back(vpp_sim, start, targe
             parent = keys.get(("create", f"interfaces/{op.params['parent']}"))
             assert parent is None or parent in graph[i]
     assert any(graph)
+
+
+def test_an_address_moved_between_interfaces_follows_its_delete_in_the_graph(vpp_sim):
+    """The address leaves loop0 for loop1: the create on loop1 claims what the delete on
+    loop0 frees, so the pipelined graph must put the delete before it (a claim edge;
+    nothing else links the two)."""
+    from vppcfg import config
+    from vppcfg.planner import plan_graph
+
+    before = config.check_text("loopbacks:\n  loop0: {addresses: [192.0.2.1/24]}\n"
+                               "  loop1: {}\n", "a.yaml")[0]
+    after = config.check_text("loopbacks:\n  loop0: {}\n"
+                              "  loop1: {addresses: [192.0.2.1/24]}\n", "b.yaml")[0]
+    with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
+        assert apply_config(conn, before).ok
+        live = conn.dump()
+    ops, graph = plan_graph(after, live)
+    at = {(op.action, op.obj, op.key.split("/")[1]): i for i, op in enumerate(ops)}
+    freeing, claiming = at[("delete", "address", "loop0")], at[("create", "address", "loop1")]
+    assert freeing in graph[claiming]

@@ -269,3 +269,17 @@ def test_an_older_vpp_gets_the_fallbacks(vpp_sim_factory: Callable[..., SimHandl
             "vxlan_add_del_tunnel_v2", "lcp_itf_pair_add_del",
             "bridge_domain_add_del"} <= set(sent)
     assert not set(NEWEST) & set(sent)
+
+
+def test_a_choice_vpp_has_under_another_crc_is_a_mismatch_not_absent() -> None:
+    """Of a need's choices, VPP lacks the newest but has the older one under another
+    CRC: our definitions are the problem (MISMATCH), not a missing plugin."""
+    from vppcfg.objects.needs import Uses
+    from vppcfg.vpp.preflight import ABSENT, MISMATCH, Offer, _finding
+
+    need = Uses(("thing_add_v2", "thing_add"))
+    offer = Offer(usable=frozenset(), vpp={"thing_add": "11111111"},
+                  ours={"thing_add": "22222222", "thing_add_v2": "33333333"})
+    assert _finding(need, offer).status == MISMATCH
+    nowhere = Offer(usable=frozenset(), vpp={}, ours={"thing_add": "22222222"})
+    assert _finding(need, nowhere).status == ABSENT

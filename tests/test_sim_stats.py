@@ -238,8 +238,9 @@ def test_vppcfg_sim_serves_stats_beside_its_api_socket():
 
 @pytest.mark.parametrize(("option", "message"), [
     (["--wire-ports", "Gi0"], "--wire-ports wants an even number"),
-    (["--capacity-pps", "0"], "--capacity-pps must be positive"),
-    (["--node-stats-interval", "-1"], "--node-stats-interval must not be negative"),
+    (["--capacity-pps", "0"], "argument --capacity-pps: '0' is out of range: more than 0"),
+    (["--node-stats-interval", "-1"],
+     "argument --node-stats-interval: '-1' is out of range: at least 0"),
 ])
 def test_bad_stats_options_exit_2_and_say_which(option, message):
     directory = short_socket_dir()

@@ -7,7 +7,9 @@ setpriv (util-linux) as `nobody`; as anyone else it runs as is.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
+import functools
 import os
 import pwd
 import shutil
@@ -39,9 +41,38 @@ def command(argv: list[str]) -> list[str]:
             "--", *argv]
 
 
+PACKAGES = ("vppcfg", "loadtest")  # what `-m vppcfg`, `-m loadtest.cli`, ... import
+
+
+@functools.cache
+def readable_code() -> Path:
+    """A copy of our packages the unprivileged user can read: the checkout may sit
+    under a 0700 directory (a home, a private CI workspace) it cannot enter. One copy
+    per test process, removed at its exit."""
+    root = Path(tempfile.mkdtemp(prefix="vppcfg-unpriv-code-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    root.chmod(0o755)
+    for package in PACKAGES:
+        shutil.copytree(REPO / package, root / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    for path in root.rglob("*"):  # whatever our umask took away
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return root
+
+
+def readable_copy(source: Path, place: Path) -> Path:
+    """`source` (a file of the checkout) copied into `place`, readable by anyone."""
+    target = place / source.name
+    shutil.copyfile(source, target)
+    target.chmod(0o644)
+    return target
+
+
 def run_python(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    """This interpreter with args (e.g. ["-m", "vppcfg", ...]), unprivileged, in cwd."""
-    env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONDONTWRITEBYTECODE": "1"}
+    """This interpreter with args (e.g. ["-m", "vppcfg", ...]), unprivileged, in cwd,
+    importing a copy of our code it can read (see readable_code)."""
+    code = readable_code() if os.geteuid() == 0 else REPO
+    env = {**os.environ, "PYTHONPATH": str(code), "PYTHONDONTWRITEBYTECODE": "1"}
     # e.g. a Python built under /root (pyenv): its shared library is out of the user's reach
     probe = subprocess.run(command([sys.executable, "-c", "pass"]), cwd="/", env=env,
                            capture_output=True, text=True, timeout=60)

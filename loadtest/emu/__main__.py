@@ -7,31 +7,11 @@ import signal
 import sys
 import threading
 
-from vppcfg import __version__
+from vppcfg import __version__, numbers
 from vppcfg.exits import INTERRUPTED, OK, USAGE, guarded
 
 from .config import EmuConfig
 from .server import TrexEmulator
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be positive: {text!r}")
-    return value
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a TCP port: {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"not a TCP port: {text!r}")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,32 +21,38 @@ def build_parser() -> argparse.ArgumentParser:
         "with a modelled device under test between port 0 and port 1.")
     ap.add_argument("--version", action="version", version=f"trex-emu {__version__}")
     ap.add_argument("--bind", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    ap.add_argument("--rpc-port", type=_port, default=4501, help="JSON-RPC REP port (4501)")
-    ap.add_argument("--pub-port", type=_port, default=4500, help="async PUB port (4500)")
-    ap.add_argument("--capacity-pps", type=_positive,
+    ap.add_argument("--rpc-port", type=numbers.port(),
+                    default=4501, help="JSON-RPC REP port (4501)")
+    ap.add_argument("--pub-port", type=numbers.port(), default=4500, help="async PUB port (4500)")
+    ap.add_argument("--capacity-pps", type=numbers.rate_pps(),
                     help="device capacity in pps, both directions (default: no loss)")
-    ap.add_argument("--capacity-pps-0", type=_positive, help="capacity of port 0 → 1")
-    ap.add_argument("--capacity-pps-1", type=_positive, help="capacity of port 1 → 0")
-    ap.add_argument("--latency-us", type=float, default=10.0,
+    ap.add_argument("--capacity-pps-0", type=numbers.rate_pps(), help="capacity of port 0 → 1")
+    ap.add_argument("--capacity-pps-1", type=numbers.rate_pps(), help="capacity of port 1 → 0")
+    ap.add_argument("--latency-us", type=numbers.Number("µs", 0, 1e6), default=10.0,
                     help="device latency at low load, µs (10)")
-    ap.add_argument("--loss-ramp", type=float, nargs=2, metavar=("WIDTH", "MAX"),
+    ap.add_argument("--loss-ramp", type=numbers.fraction(), nargs=2, metavar=("WIDTH", "MAX"),
                     default=(0.0, 0.0),
                     help="start losing at (1-WIDTH)×capacity, up to MAX fraction at capacity")
-    ap.add_argument("--max-tx-pps", type=_positive, default=1e9,
+    ap.add_argument("--max-tx-pps", type=numbers.rate_pps(), default=1e9,
                     help="the generator's own limit per port, pps (1e9)")
-    ap.add_argument("--time-scale", type=_positive, default=1.0,
+    ap.add_argument("--time-scale", type=numbers.Number("", 0, 1e6, low_open=True), default=1.0,
                     help="emulated seconds per wall second (10 = ten times faster)")
     ap.add_argument("--no-off-by-one", action="store_true",
                     help="a duration sends exactly rate×duration packets (real T-Rex: +1)")
-    ap.add_argument("--ports", type=int, default=2, help="number of ports (even, default 2)")
-    ap.add_argument("--dut-delay-ms", type=float, default=0.0, metavar="MS",
+    ap.add_argument("--ports", type=numbers.count(2, 64),
+                    default=2, help="number of ports (even, default 2)")
+    ap.add_argument("--dut-delay-ms", type=numbers.Number("ms", 0, 1e5), default=0.0, metavar="MS",
                     help="time a packet spends in the device, in flight (default 0)")
-    ap.add_argument("--dut-own-pps", type=float, default=0.0, metavar="N",
+    ap.add_argument("--dut-own-pps", type=numbers.rate_pps(zero_ok=True), default=0.0, metavar="N",
                     help="packets per second the device sends by itself out of each port "
                     "(ARP, LLDP, routing protocols; counted by port RX, not flow stats)")
     ap.add_argument("--vpp-sim", metavar="PATH",
                     help="the device under test is vppcfg-sim: its wire socket "
                     "(vppcfg-sim --wire-socket); its counters move with this traffic")
+    ap.add_argument("--on-vpp-loss", choices=("link-down", "ideal"), default="link-down",
+                    help="when the --vpp-sim simulator goes away: the ports' links go down "
+                    "and nothing is forwarded (default), or the emulator goes on as an "
+                    "ideal device (everything forwarded)")
     return ap
 
 
@@ -79,7 +65,7 @@ def config_from_args(args: argparse.Namespace) -> EmuConfig:
                      max_tx_pps=args.max_tx_pps, time_scale=args.time_scale,
                      off_by_one=not args.no_off_by_one, port_count=args.ports,
                      dut_own_pps=args.dut_own_pps, dut_delay_ms=args.dut_delay_ms,
-                     vpp_sim=args.vpp_sim)
+                     vpp_sim=args.vpp_sim, on_vpp_loss=args.on_vpp_loss)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -43,6 +43,10 @@ class EmuConfig:
     # the VPP simulator's wire socket (vppcfg-sim --wire-socket): the device under test is
     # the simulator then, which decides what is forwarded (see vppsim.py)
     vpp_sim: str | None = None
+    # when the simulator goes away: "link-down" (the ports' links go down and nothing is
+    # forwarded, as when a real DUT stops) or "ideal" (the emulator's own model takes over:
+    # only when asked for, as a run would otherwise certify a device that is gone)
+    on_vpp_loss: str = "link-down"
 
     def __post_init__(self) -> None:
         if not isinstance(self.capacity_pps, tuple | list):

@@ -59,6 +59,7 @@ EV_PORT_STARTED, EV_PORT_STOPPED, EV_PORT_PAUSED, EV_PORT_RESUMED = 0, 1, 2, 3
 EV_PORT_JOB_DONE, EV_PORT_ACQUIRED, EV_PORT_RELEASED = 4, 5, 6
 EV_PROFILE_STARTED, EV_PROFILE_STOPPED, EV_PROFILE_PAUSED = 10, 11, 12
 EV_PROFILE_RESUMED, EV_PROFILE_FINISHED_TX = 13, 14
+EV_PORT_ATTR_CHG = 8
 
 
 def random_token(rng: random.Random) -> str:
@@ -142,8 +143,10 @@ class TrexState:
         self.speed_bps = cfg.speed_gbps * 1e9
         self.ports = [Port(i, PortTraffic(i, cfg)) for i in range(cfg.port_count)]
         self.vpp: VppSimLink | None = None
+        self.links_up = True  # False once the simulated device is gone (see poll)
         if cfg.vpp_sim:
-            self.vpp = VppSimLink(cfg.vpp_sim, cfg.port_count)
+            self.vpp = VppSimLink(cfg.vpp_sim, cfg.port_count,
+                                  ideal_on_loss=cfg.on_vpp_loss == "ideal")
             for port in self.ports:
                 port.traffic.link = self.vpp.offer
         self.sessions: dict[int, Session] = {}
@@ -203,6 +206,18 @@ class TrexState:
         if self.vpp is not None:
             self.vpp.report(now, {p.port_id: p.traffic.totals(p.traffic.counts_at(now))
                                   for p in self.ports if p.traffic.frame_len})
+            if self.links_up and not self.vpp.links_up:
+                self._links_down(now)
+
+    def _links_down(self, now: float) -> None:
+        """The device is gone: every port's link goes down (an event, as the real server
+        sends), and what is being sent is no longer forwarded."""
+        self.links_up = False
+        for port in self.ports:
+            self.emit(EV_PORT_ATTR_CHG, {"port_id": port.port_id,
+                                         "attr": self._port_attr(port)})
+            if port.state == "TX":
+                port.traffic.reoffer(now)
 
     def _finish_time(self, port: Port) -> float:
         """The end is reported when the last packet has gone, like the real server (10 kpps
@@ -303,16 +318,19 @@ class TrexState:
     def rpc_get_owner(self, p: Params) -> dict:
         return {"owner": self._port(p).owner}
 
-    def rpc_get_port_status(self, p: Params) -> dict:
-        port = self._port(p)
+    def _port_attr(self, port: Port) -> dict:
         peer = port.port_id ^ 1
-        attr = {"fc": {"mode": -1},
+        return {"fc": {"mode": -1},
                 "layer_cfg": {"ether": {"dst": _mac(peer), "src": _mac(port.port_id),
                                         "state": "configured"},
                               "ipv4": {"state": "none"}, "ipv6": {"enabled": False}},
-                "link": {"up": True}, "multicast": {"enabled": port.multicast},
+                "link": {"up": self.links_up}, "multicast": {"enabled": port.multicast},
                 "promiscuous": {"enabled": port.promiscuous}, "rx_filter_mode": "hw",
                 "speed": self.cfg.speed_gbps, "vlan": {"tags": []}, "vxlan_fs": []}
+
+    def rpc_get_port_status(self, p: Params) -> dict:
+        port = self._port(p)
+        attr = self._port_attr(port)
         inactive = {"is_active": False}
         rx_info = {"capture_port": dict(inactive), "capwap_proxy": dict(inactive),
                    "grat_arp": dict(inactive), "latency": dict(inactive),

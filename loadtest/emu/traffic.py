@@ -11,7 +11,7 @@ import base64
 import math
 import struct
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .config import EmuConfig
 
@@ -272,6 +272,23 @@ class PortTraffic:
 
     def stop(self, t: float) -> None:
         self._close(t)
+
+    def reoffer(self, t: float) -> None:
+        """The device changed under a running transmission (the simulator went away):
+        from t on, what is sent is forwarded as the device now says (then: nothing)."""
+        if self.link is None or not self.segments or self.segments[-1].t1 != math.inf:
+            return
+        seg = self.segments[-1]
+        now = self._model(t)
+        self._close(t)
+        answer = self.link(self.port_id, t, self.totals(self.counts_at(t)), seg.streams,
+                           seg.tx_pps)
+        fwd, per_stream = seg.fwd, seg.stream_fwd
+        if answer is not None:
+            fwd = answer[0]
+            per_stream = {s.key: f for s, f in zip(seg.streams, answer[2], strict=True)}
+        self.segments.append(replace(seg, t0=t, start=now, fwd=fwd, stream_fwd=per_stream,
+                                     t1=math.inf, extra=0))
 
     def _close(self, t: float) -> None:
         if self.segments and self.segments[-1].t1 == math.inf:

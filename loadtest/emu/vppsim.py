@@ -8,9 +8,11 @@ time passes it reports how many packets each port has sent and received, so
 the simulator's interface, node and error counters (its stats segment) move
 with T-Rex's own. The protocol is vppcfg.sim.stats_service's (JSON lines).
 
-If the simulator cannot be reached or goes away, the emulator says so once on
-stderr and goes on as an ideal device (everything forwarded): a loadtest run
-is never stopped by it.
+If the simulator cannot be reached at the start, the emulator does not start.
+If it goes away, the emulator says so once on stderr and, by default, the
+ports' links go down and nothing more is forwarded (as when a real device
+stops: the loadtest marks its run invalid); only with --on-vpp-loss ideal does
+it go on as an ideal device (everything forwarded).
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import socket
 import sys
 from collections.abc import Sequence
 from typing import Any, TextIO
+
+from vppcfg.vpp.sockets import is_wrong_type, wrong_socket
 
 from .traffic import Stream
 
@@ -36,8 +40,10 @@ class WireDown(Exception):
 class VppSimLink:
     """One connection to the simulator's wire socket."""
 
-    def __init__(self, path: str, port_count: int, log: TextIO | None = None) -> None:
+    def __init__(self, path: str, port_count: int, log: TextIO | None = None,
+                 ideal_on_loss: bool = False) -> None:
         self.path = path
+        self.ideal_on_loss = ideal_on_loss
         self.log = log or sys.stderr
         self.broken: str | None = None
         self.interfaces: list[str] = []
@@ -48,13 +54,16 @@ class VppSimLink:
             self._sock.connect(path)
         except OSError as err:
             self._sock.close()
-            raise OSError(f"--vpp-sim {path}: cannot connect: {err}") from None
+            why = wrong_socket(path, "wire") if is_wrong_type(err) else f"cannot connect: {err}"
+            raise OSError(f"--vpp-sim {path}: {why}") from None
         self._stream = self._sock.makefile("rwb")
         try:
             self.interfaces = list(self._ask({"op": "hello", "ports": port_count})["interfaces"])
         except (WireDown, KeyError, TypeError) as err:
             self.close()
-            raise OSError(f"--vpp-sim {path}: {err}") from None
+            # VPP's API socket is a stream socket too: it accepts, then says nothing sensible
+            raise OSError(f"--vpp-sim {path}: {err} (is it vppcfg-sim's wire socket, "
+                          "vppcfg-sim --wire-socket? VPP's API socket is not)") from None
         if len(self.interfaces) < 2:
             self.close()
             raise OSError(f"--vpp-sim {path}: the simulator maps no T-Rex ports")
@@ -85,9 +94,15 @@ class VppSimLink:
             return self._ask(request)
         except WireDown as err:
             self.broken = str(err)
-            print(f"trex-emu: --vpp-sim {self.path}: {err}; going on as an ideal device, "
-                  "the simulator's counters stop here", file=self.log, flush=True)
+            then = ("going on as an ideal device (--on-vpp-loss ideal)" if self.ideal_on_loss
+                    else "the ports' links go down and nothing more is forwarded")
+            print(f"trex-emu: --vpp-sim {self.path}: {err}; {then}", file=self.log, flush=True)
             return None
+
+    @property
+    def links_up(self) -> bool:
+        """False once the simulator is gone, unless an ideal device takes its place."""
+        return self.broken is None or self.ideal_on_loss
 
     def offer(self, port: int, t: float, counts: tuple[int, int, int, int],
               streams: Sequence[Stream],
@@ -102,6 +117,8 @@ class VppSimLink:
         answer = self._call({"op": "offer", "port": port, "t": t, "counts": list(counts),
                              "streams": offers})
         self._last[port] = counts
+        if answer is None and not self.links_up:  # a device that is gone forwards nothing
+            return 0.0, 0.0, [0.0] * len(offers)
         if answer is None:
             return None
         per_stream = [float(f) for f in answer["streams"]]

@@ -14,12 +14,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import time
 from dataclasses import replace
 from typing import Any
 
-from vppcfg import exits
+from vppcfg import exits, numbers
 from vppcfg.apply.paths import DEFAULT_LOCK_FILE, DEFAULT_STATE_DIR
 from vppcfg.commands.allow import (
     add_allow_option,
@@ -42,6 +43,7 @@ from vppcfg.commands.plan import (
     add_detailed_exitcode,
     detailed_exit,
     preflight_warnings,
+    report_earlier_apply,
     warn_deferred,
 )
 from vppcfg.objects.acl import acl_indexes
@@ -66,7 +68,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_detailed_exitcode(parser)
     add_allow_option(parser)
     add_strict_option(parser)
-    parser.add_argument("--confirm", type=_positive, metavar="SECONDS",
+    # at most a week: the timer's own bound (vppcfg.apply.timer.MAX_WAIT)
+    parser.add_argument("--confirm", type=numbers.seconds(numbers.WEEK), metavar="SECONDS",
                         help="roll back after SECONDS unless `vppcfg confirm` runs first")
     _add_state_options(parser)
     add_timeout_option(parser)
@@ -88,16 +91,6 @@ def _add_state_options(parser: argparse.ArgumentParser, lock: bool = True) -> No
                             help=f"lock held while applying (default {DEFAULT_LOCK_FILE})")
     parser.add_argument("--state-dir", default=DEFAULT_STATE_DIR, metavar="DIR",
                         help=f"commit-confirmed state (default {DEFAULT_STATE_DIR})")
-
-
-def _positive(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be more than 0 seconds")
-    return value
 
 
 def _err(text: str, args: argparse.Namespace | None = None) -> None:
@@ -170,7 +163,7 @@ def run_apply(args: argparse.Namespace) -> int:
 
 
 # The result's lists of operations: an operation per line (see json_pieces)
-OPERATION_LISTS = ("planned", "executed", "unverified")
+OPERATION_LISTS = ("planned", "executed", "partial", "unverified")
 
 
 def _print_result(result: dict[str, Any]) -> None:
@@ -183,9 +176,10 @@ def new_result(config: str, dry_run: bool) -> dict[str, Any]:
     return {
         "version": RESULT_VERSION, "config": config, "dry_run": dry_run, "ok": False,
         "changed": False, "exit_code": None, "errors": [], "problems": [], "warnings": [],
-        "planned": [], "executed": [], "failed": None, "error": "", "unverified": [],
+        "planned": [], "executed": [], "partial": [], "failed": None, "error": "", "unverified": [],
         "after_failure": [], "unanswered": 0, "preflight": [], "rollback": None,
-        "confirm": None, "seconds": None, "report": "",
+        "confirm": None, "seconds": None, "report": "", "interrupted": "",
+        "earlier_apply": None,
     }
 
 
@@ -204,24 +198,28 @@ def outcome_result(result: dict[str, Any], outcome: Any) -> None:
     rb = outcome.rollback
     result.update(
         planned=ops(outcome.planned), executed=ops(outcome.executed),
+        partial=ops(outcome.partial),
         failed=outcome.failed.as_dict() if outcome.failed is not None else None,
         error=outcome.error, unverified=ops(outcome.unverified),
         after_failure=list(outcome.after_failure), unanswered=outcome.unanswered,
         preflight=[f.as_dict() for f in outcome.preflight],
-        report=format_outcome(outcome),
+        report=format_outcome(outcome), interrupted=outcome.interrupted,
         rollback=None if rb is None else {
             "planned": rb.planned, "executed": ops(rb.executed), "errors": list(rb.errors),
             "remaining": ops(rb.remaining), "aborted": rb.aborted, "complete": rb.complete,
+            "forced": rb.forced,
         },
     )
     # VPP stays changed unless nothing was made or a rollback undid all of it
     undone = rb is not None and rb.complete
-    result["changed"] = bool(outcome.executed) and not undone
+    made = outcome.executed or outcome.partial or outcome.unanswered
+    result["changed"] = bool(made) and not undone
 
 
 def _run_apply(args: argparse.Namespace, path: str) -> int:
     from vppcfg.apply.confirm import ConfirmError, is_pending, pending_trouble
     from vppcfg.apply.lock import ApplyLock, LockBusy, LockError
+    from vppcfg.apply.signals import Interrupted, SignalGuard
     from vppcfg.linux import LinuxError
     from vppcfg.objects import RenderError
     from vppcfg.planner import PlanError
@@ -245,8 +243,17 @@ def _run_apply(args: argparse.Namespace, path: str) -> int:
                      + (f"first: {trouble}" if trouble else "(or wait for its rollback) first"),
                      args)
                 return EXIT_FAILED
-            with open_vpp(args) as conn:
-                return _apply(conn, desired, args)
+            _report_earlier(args)
+            with SignalGuard("vppcfg apply") as guard, open_vpp(args) as conn:
+                return _apply(conn, desired, args, guard)
+    except Interrupted as err:  # before the first change (the guard's READ phase)
+        if args.result is not None:
+            args.result["interrupted"] = str(err)
+        _err(f"interrupted by {err} before any change; nothing was changed", args)
+        return exits.INTERRUPTED
+    except JournalError as err:
+        _err(f"{err}; nothing was changed", args)
+        return EXIT_USAGE
     except (LockBusy, LockError) as err:
         _err(str(err), args)
         return EXIT_FAILED if isinstance(err, LockBusy) else EXIT_USAGE
@@ -289,13 +296,55 @@ def _dry_run(conn: Any, desired: Any, args: argparse.Namespace) -> int:
     return detailed_exit(args, EXIT_OK, len(ops))
 
 
-def _apply(conn: Any, desired: Any, args: argparse.Namespace) -> int:
+class JournalError(Exception):
+    """The apply journal cannot be written: no change is made without it."""
+
+
+def _report_earlier(args: argparse.Namespace) -> None:
+    """Say first that an earlier apply did not finish (and keep its record
+    aside until an apply makes VPP match a config)."""
+    from vppcfg.apply import journal
+
+    entry = journal.earlier(args.state_dir)
+    if entry is None:
+        return
+    report_earlier_apply(args.state_dir, "vppcfg apply")
+    if args.result is not None:
+        args.result["earlier_apply"] = entry
+    journal.set_aside(args.state_dir)
+
+
+def _journal(args: argparse.Namespace, entry: dict[str, Any]) -> Any:
+    """The engine's note(state, ops): the journal written before the first
+    change (JournalError when it cannot be) and updated when rolling back."""
+    from vppcfg.apply import journal
+
+    def note(state: str, ops: Any) -> None:
+        if state == "applying":
+            try:
+                entry.update(journal.start(args.state_dir, {
+                    "config": os.path.abspath(args.config), "planned": len(ops),
+                    "api_socket": args.vpp_api_socket}))
+            except OSError as err:
+                raise JournalError(f"cannot write the apply journal in {args.state_dir}: "
+                                   f"{err.strerror or err}") from None
+        else:
+            entry.update(journal.update(args.state_dir, entry, state=state))
+    return note
+
+
+def _apply(conn: Any, desired: Any, args: argparse.Namespace, guard: Any) -> int:
     from vppcfg.apply import apply_config, format_outcome
+    from vppcfg.apply.signals import FINISH
     from vppcfg.vpp.preflight import locator
 
     started = time.perf_counter()
+    entry: dict[str, Any] = {}
     outcome = apply_config(conn, desired,
-                           locate=locator(args.config, desired.interfaces, args.config_text))
+                           locate=locator(args.config, desired.interfaces, args.config_text),
+                           guard=guard, note=_journal(args, entry))
+    guard.enter(FINISH)
+    _close_journal(args, outcome, entry)
     report = format_outcome(outcome)
     seconds = time.perf_counter() - started
     if args.result is not None:
@@ -303,18 +352,41 @@ def _apply(conn: Any, desired: Any, args: argparse.Namespace) -> int:
         args.result["seconds"] = round(seconds, 3)
     if not outcome.ok:
         print(report, file=sys.stderr)
-        return EXIT_FAILED
+        if outcome.interrupted and args.confirm:
+            _err("the confirm timer was not armed yet: rolled back at once", args)
+        return exits.INTERRUPTED if outcome.interrupted else EXIT_FAILED
     _say(args, f"{report} ({seconds:.2f}s)")
     if conn.linux is not None and not conn.linux.managed:
         from vppcfg.commands.linuxside import warn_unowned
 
         warn_unowned(desired, conn.dump(), "vppcfg apply")
     if args.confirm and outcome.executed:
-        return _arm_confirm(conn, outcome, args)
+        return _arm_confirm(conn, outcome, args, guard)
     return EXIT_OK
 
 
-def _arm_confirm(conn: Any, outcome: Any, args: argparse.Namespace) -> int:
+def _close_journal(args: argparse.Namespace, outcome: Any, entry: dict[str, Any]) -> None:
+    """Remove the journal when the apply ended cleanly; else leave in it what
+    is left undone (a forced exit, a rollback that did not complete)."""
+    from vppcfg.apply import describe, journal
+
+    if not entry:  # nothing was changed: no journal was written
+        return
+    rb = outcome.rollback
+    if outcome.ok or (rb is not None and rb.complete):
+        journal.finish(args.state_dir, clean_slate=outcome.ok)
+    elif outcome.forced:
+        journal.update(args.state_dir, entry, state=f"applying (forced exit by {outcome.forced})",
+                       made=[describe(op) for op in outcome.executed],
+                       unanswered=outcome.unanswered)
+    elif rb is not None:
+        state = (f"rolling back (forced exit by {rb.forced})" if rb.forced
+                 else "rolled back in part")
+        journal.update(args.state_dir, entry, state=state,
+                       left_undone=None if rb.aborted else [describe(op) for op in rb.remaining])
+
+
+def _arm_confirm(conn: Any, outcome: Any, args: argparse.Namespace, guard: Any) -> int:
     """Record the pre-apply state and start the rollback timer; without a
     safety net the change is not kept: roll back at once."""
     from vppcfg.apply import Outcome, format_outcome, rollback
@@ -332,7 +404,8 @@ def _arm_confirm(conn: Any, outcome: Any, args: argparse.Namespace) -> int:
     except (ConfirmError, OSError, UnsafePath) as err:
         _err(f"cannot arm the confirm timer ({err}); rolling back", args)
         discard(args.state_dir)  # no timer watches it; it would block every later apply
-        failed = Outcome(ok=False, error="no confirm timer", rollback=rollback(conn, outcome.pre))
+        failed = Outcome(ok=False, error="no confirm timer",
+                         rollback=rollback(conn, outcome.pre, guard=guard))
         if args.result is not None:
             outcome_result(args.result, replace(failed, planned=outcome.planned,
                                                 executed=outcome.executed))
@@ -341,8 +414,13 @@ def _arm_confirm(conn: Any, outcome: Any, args: argparse.Namespace) -> int:
     if args.result is not None:
         args.result["confirm"] = {"seconds": args.confirm, "deadline": pending.deadline,
                                   "timer_pid": pid}
-    _say(args, f"run `vppcfg confirm` within {args.confirm:g}s to keep this change, "
+    again = ("" if args.state_dir == DEFAULT_STATE_DIR
+             else f" --state-dir {shlex.quote(args.state_dir)}")
+    _say(args, f"run `vppcfg confirm{again}` within {args.confirm:g}s to keep this change, "
          f"or it is rolled back (timer pid {pid})")
+    if guard.stopping:  # a signal came once the change was made: the timer decides
+        _err(f"{guard.stopping} after the change was made: the confirm timer stays armed", args)
+        return exits.INTERRUPTED
     return EXIT_OK
 
 

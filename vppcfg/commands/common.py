@@ -11,6 +11,8 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from vppcfg import numbers
+
 STDIN = "-"  # as a config file name: read the config from stdin
 STDIN_NAME = "<stdin>"  # what its problems are reported against
 DEFAULT_API_SOCKET = "/run/vpp/api.sock"
@@ -74,7 +76,7 @@ def open_vpp(args: argparse.Namespace) -> Iterator[Any]:
 
 def add_timeout_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--timeout", type=float, default=5.0, metavar="SECONDS",
+        "--timeout", type=numbers.seconds(), default=5.0, metavar="SECONDS",
         help="how long to wait for VPP to answer before giving it up (default 5); with tens "
              "of thousands of interfaces VPP can be busy for longer within one apply",
     )
@@ -163,8 +165,19 @@ def add_config_argument(parser: argparse.ArgumentParser) -> None:
     """The one config file of plan and apply: `-c FILE`, or FILE; `-` is stdin."""
     parser.add_argument("file", nargs="?", metavar="FILE",
                         help="the config file (`-`: read it from stdin)")
-    parser.add_argument("-c", "--config", metavar="FILE",
+    parser.add_argument("-c", "--config", metavar="FILE", action=_Once,
                         help="the config file, as FILE (`-`: stdin)")
+
+
+class _Once(argparse.Action):
+    """-c given twice: argparse would keep the last one, silently planning B of
+    `-c A -c B`; one config file is the whole desired state, so refuse."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        if getattr(namespace, self.dest, None) is not None:
+            raise argparse.ArgumentError(self, "give one config file, not two")
+        setattr(namespace, self.dest, values)
 
 
 def config_path(args: argparse.Namespace, prog: str) -> str | None:

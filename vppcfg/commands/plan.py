@@ -78,8 +78,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_vpp_options(parser)
     add_linux_options(parser)
     parser.add_argument("--state-dir", default=DEFAULT_STATE_DIR, metavar="DIR",
-                        help="where `apply --confirm` keeps its state: plan warns when a "
-                        f"pending rollback can no longer happen (default {DEFAULT_STATE_DIR})")
+                        help="where apply keeps its journal and `apply --confirm` its state: an "
+                        "earlier apply that did not finish, and a pending rollback that can no "
+                        f"longer happen, are reported first (default {DEFAULT_STATE_DIR})")
     parser.set_defaults(func=run)
 
 
@@ -168,6 +169,7 @@ def _fresh(desired: Dataplane, args: argparse.Namespace) -> Dataplane | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    report_earlier_apply(args.state_dir, "vppcfg plan")
     # Checking, planning and rendering make millions of objects and no cycles:
     # once the collector ran again, its first pass would visit all the checked
     # config's (a tenth of a second at 100,000 objects).
@@ -187,6 +189,16 @@ def warn_pending(state_dir: str, prog: str) -> None:
     trouble = pending_trouble(state_dir)
     if trouble:
         print(f"{prog}: warning: {trouble}", file=sys.stderr)
+
+
+def report_earlier_apply(state_dir: str, prog: str) -> None:
+    """First, an earlier apply that did not finish (its journal in the state
+    dir), since VPP may be half changed; an unreadable state dir says nothing."""
+    from vppcfg.apply import journal
+
+    entry = journal.earlier(state_dir)
+    for line in journal.describe(entry) if entry is not None else ():
+        print(f"{prog}: {line}", file=sys.stderr)
 
 
 def preflight_warnings(ops: list[Operation], offer: Offer | None, config: str,

@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from vppcfg import __version__
+from vppcfg import __version__, numbers
 from vppcfg.exits import FAILED, INTERRUPTED, OK, USAGE, describe_os_error, guarded
 from vppcfg.sim.inventory import (
     InventoryError,
@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--fail-after",
-        type=int,
+        type=numbers.count(),
         metavar="N",
         help="make the N-th state-changing call fail (retval -1, no change): tests rollback",
     )
@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--keepalive",
-        type=float,
+        type=numbers.seconds(),
         metavar="SECONDS",
         help="send memclnt_keepalive to clients silent this long (default: never)",
     )
@@ -127,7 +127,8 @@ def add_stats_options(parser: argparse.ArgumentParser) -> None:
         "--wire-ports", metavar="IF0,IF1",
         help="the interfaces T-Rex ports 0, 1 face (default: the first two PHYs)")
     parser.add_argument(
-        "--node-stats-interval", type=float, default=10.0, metavar="SECONDS",
+        "--node-stats-interval", type=numbers.seconds(zero_ok=True),
+        default=10.0, metavar="SECONDS",
         help="how often per-node counters reach the segment (VPP's statseg update-interval, "
         "default 10; 0: as they move)")
     parser.add_argument(
@@ -135,7 +136,7 @@ def add_stats_options(parser: argparse.ArgumentParser) -> None:
         help="a stock VPP: no per-node counters in the stats segment "
         "(statseg { per-node-counters off })")
     parser.add_argument(
-        "--capacity-pps", type=float, metavar="N",
+        "--capacity-pps", type=numbers.rate_pps(), metavar="N",
         help="packets per second each interface's input can take from the wire "
         "(default: no limit)")
 

@@ -391,8 +391,11 @@ class TrafficModel:
     def dispatch(self) -> None:
         """Account this step's node work. One main loop serves every interface: each turn
         it polls all of them and each node gets at most one call, so a node's calls are
-        the turns its busiest port needed (packets / that port's vectors per call)."""
+        the turns its busiest port needed (packets / that port's vectors per call). A
+        device input node reads all its queues in one call; every other node takes one
+        frame a call, at most FULL_FRAME vectors, however many ports feed it."""
         turns = 0.0
+        devices = {f.input_node for f in self.flows.values()}
         for node, by_port in self._pending.items():
             counters = self.model.nodes.get(node)
             if counters is None:
@@ -400,6 +403,8 @@ class TrafficModel:
             calls = max(n / self.flows[p].vectors_per_call for p, n in by_port.items())
             turns = max(turns, calls)
             packets = sum(by_port.values())
+            if node not in devices:
+                calls = max(calls, packets / FULL_FRAME)
             total = self._calls.get(node, 0.0) + calls
             self._calls[node] = total
             before, counters.calls = counters.calls, max(1, round(total))

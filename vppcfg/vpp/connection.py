@@ -217,8 +217,8 @@ class VppConnection:
         requests in order on one socket.
 
         `on_batch(start, results)` sees each write's results; when it returns
-        True nothing more is sent (the results of what was sent are still read
-        and returned), so the list may be shorter than `requests`.
+        True nothing more is sent (the results of what was sent are still read,
+        shown to it and returned), so the list may be shorter than `requests`.
         """
         results: list[Any] = []
         in_flight: deque[_Batch] = deque()
@@ -235,7 +235,10 @@ class VppConnection:
                     done = in_flight.popleft()
                     self._collect(done, routes)
                     results.extend(done.results)
-                    stopped = stopped or bool(on_batch and on_batch(done.start, done.results))
+                    # every batch read is shown to on_batch, those in flight when it
+                    # said stop too: VPP carried them out, the caller must know
+                    if on_batch is not None and on_batch(done.start, done.results):
+                        stopped = True
         except OSError as err:  # the socket failed: VPP is gone
             raise VppError(f"{requests[0][0]}: {err}") from err
         return results
@@ -430,7 +433,8 @@ def _connect(api_socket: str, files: list[str], timeout: float, name: str,
         )
     from vpp_papi import VPPApiClient
 
-    from vppcfg.vpp.transport import DirectTransport
+    from vppcfg.vpp.sockets import is_wrong_type, wrong_socket
+    from vppcfg.vpp.transport import DirectTransport, NoAnswer
 
     # the client needs one file of its own to start from: memclnt
     memclnt = [f for f in files if _module(f) == "memclnt"]
@@ -448,11 +452,15 @@ def _connect(api_socket: str, files: list[str], timeout: float, name: str,
     client.transport = DirectTransport(client, timeout, api_socket)
     try:
         client.connect(name)
+    except NoAnswer as err:  # a socket that accepts and says nothing: VPP hung, or not VPP
+        raise VppTimeout(f"{err} on {api_socket}") from err
     except PermissionError as err:
         raise VppPermissionDenied(f"no permission to open VPP API socket {api_socket}") from err
     except (ConnectionRefusedError, FileNotFoundError) as err:
         raise VppNotRunning(f"VPP is not listening on {api_socket} ({err.strerror})") from err
     except (TimeoutError, OSError) as err:
+        if is_wrong_type(err):
+            raise VppNotRunning(wrong_socket(api_socket, "api")) from err
         if getattr(err, "errno", None) == errno.EACCES:
             raise VppPermissionDenied(f"no permission to open {api_socket}") from err
         raise VppNotRunning(f"cannot connect to VPP on {api_socket}: {err}") from err

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
@@ -154,6 +154,10 @@ class PipelineFailure(VppError):
         super().__init__(str(call.error))
 
 
+class PipelineStopped(Exception):
+    """`stop_requested` said stop: nothing more was sent, every reply was read."""
+
+
 class PipelinedContext(ApiContext):
     """An ApiContext whose mutating calls are queued in waves and sent without
     waiting for replies (VPP answers in order on one socket).
@@ -186,6 +190,9 @@ class PipelinedContext(ApiContext):
         self._op = -1
         self._op_wave = 0
         self._immediate = False
+        # asked between writes: True stops sending (a signal during an apply)
+        self.stop_requested: Callable[[], bool] = lambda: False
+        self._cut: list[QueuedCall] = []  # the wave a KeyboardInterrupt cut into
 
     # -- the executor's side --------------------------------------------------
 
@@ -262,10 +269,13 @@ class PipelinedContext(ApiContext):
 
         def check(start: int, replies: list[Any]) -> bool:
             self._check(wave[start:start + len(replies)], replies)
-            return self.failure is not None
+            return self.failure is not None or self.stop_requested()
 
         try:
             self.conn.call_many([(c.message, c.args) for c in wave], self.window, check)
+        except KeyboardInterrupt:  # which of the unanswered were written is not known
+            self._cut = wave
+            raise
         except VppError as err:  # VPP gone: the first unanswered call failed
             call = next((c for c in wave if not c.sent), wave[-1])
             self.unanswered = sum(1 for c in wave if not c.sent and c is not call)
@@ -275,6 +285,8 @@ class PipelinedContext(ApiContext):
             raise PipelineFailure(call) from err
         if self.failure is not None:
             raise PipelineFailure(self.failure)
+        if any(not c.sent for c in wave):  # stop_requested: the rest was never written
+            raise PipelineStopped
 
     def _check(self, batch: list[QueuedCall], replies: list[Any]) -> None:
         for call, reply in zip(batch, replies, strict=True):
@@ -299,6 +311,11 @@ class PipelinedContext(ApiContext):
     def completed(self, op: int) -> bool:
         """Whether every call operation `op` queued was answered without error."""
         return self.done.get(op, 0) == self.queued.get(op, 0)
+
+    def unread(self) -> int:
+        """Calls of the wave a KeyboardInterrupt cut into that got no reply
+        (written or not: VPP may have carried out any of them)."""
+        return sum(1 for c in self._cut if not c.sent)
 
     def after_failure(self) -> list[QueuedCall]:
         """Calls that were already sent when the first failure came back."""

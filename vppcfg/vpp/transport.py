@@ -28,6 +28,10 @@ class TransportError(IOError):
     """The socket failed or VPP answered out of protocol."""
 
 
+class NoAnswer(TransportError):
+    """The socket accepted the connection and said nothing within the timeout."""
+
+
 class DirectTransport:
     """A drop-in for vpp_papi.vpp_transport_socket.VppTransport."""
 
@@ -59,8 +63,11 @@ class DirectTransport:
         self.write(create.pack({"_vl_msg_id": SOCKCLNT_CREATE_ID, "name": name,
                                 "context": 124}))
         msg = self.read()
-        if not msg or struct.unpack_from(">H", msg)[0] != SOCKCLNT_CREATE_REPLY_ID:
-            raise TransportError(2, "invalid reply to sockclnt_create")
+        if not msg:
+            raise NoAnswer(f"VPP did not answer within {self.read_timeout or 0:g} s")
+        if struct.unpack_from(">H", msg)[0] != SOCKCLNT_CREATE_REPLY_ID:
+            raise TransportError("it answered, but not as VPP's API does (is it VPP's API "
+                                 "socket?)")
         reply, _ = self.parent.messages["sockclnt_create_reply"].unpack(msg)
         self.socket_index = reply.index
         self.message_table = {m.name: m.index for m in reply.message_table}
