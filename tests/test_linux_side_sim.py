@@ -99,3 +99,32 @@ def test_linux_side_drift_is_planned_and_repaired(tmp_path: Path, capsys: Any) -
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_confirm_timer_restores_the_linux_side(tmp_path: Path, capsys: Any) -> None:
+    """An unconfirmed apply is rolled back by the detached timer, Linux side
+    included: the state it records carries each pair's netdev as it was."""
+    from vppcfg.apply.confirm import RESULT
+
+    proc, api = _start(tmp_path, "")
+    state = tmp_path / "state"
+    args = ["--vpp-api-socket", api, "--vpp-json-dir", str(SIM_API), "--linux-side", "manage"]
+    first, second = _steps()[0][1], _steps()[2][1]  # the second changes MTUs in Linux
+    path = tmp_path / "vppcfg.yaml"
+    try:
+        path.write_text(_yaml(first))
+        assert main(["apply", "-c", str(path), *args]) == 0
+        before = _links(api, "")
+        path.write_text(_yaml(second))
+        assert main(["apply", "-c", str(path), *args, "--confirm", "1", "--state-dir",
+                     str(state), "--lock-file", str(tmp_path / "lock")]) == 0
+        assert _links(api, "") != before
+        for _ in range(200):
+            if (state / RESULT).exists():
+                break
+            time.sleep(0.05)
+        assert "back to the state before the apply" in (state / RESULT).read_text()
+        assert _links(api, "") == before
+    finally:
+        proc.kill()
+        proc.wait()

@@ -67,6 +67,9 @@ class Pending:
     lock_file: str
     deadline: float  # time.time() after which the timer rolls back
     timeout: float = 5.0
+    # with the Linux side read (pre.linux set): the simulator's socket that
+    # stands in for netlink ("": netlink itself), so the timer restores it too
+    linux_socket: str = ""
 
 
 class ConfirmError(Exception):
@@ -108,7 +111,7 @@ def to_json(pending: Pending) -> bytes:
     doc = {"format": FORMAT, "version": VERSION, "api_socket": pending.api_socket,
            "json_dir": pending.json_dir, "lock_file": pending.lock_file,
            "deadline": pending.deadline, "timeout": pending.timeout,
-           "pre": encode(pending.pre)}
+           "linux_socket": pending.linux_socket, "pre": encode(pending.pre)}
     return json.dumps(doc, separators=(",", ":")).encode() + b"\n"
 
 
@@ -128,11 +131,14 @@ def from_json(data: bytes) -> Pending:
             isinstance(doc.get(k), int | float) and not isinstance(doc.get(k), bool)
             for k in numbers):
         raise FormatError("a field is missing or of the wrong type")
+    linux_socket = doc.get("linux_socket", "")
+    if not isinstance(linux_socket, str):
+        raise FormatError("linux_socket is not a string")
     try:
         pre = decode_dataplane(doc.get("pre"))
     except RecursionError:
         raise FormatError("nested too deeply") from None
-    return Pending(pre=pre,
+    return Pending(pre=pre, linux_socket=linux_socket,
                    **{k: doc[k] for k in strings}, **{k: float(doc[k]) for k in numbers})
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from vppcfg.apply import format_outcome, rollback
 from vppcfg.apply.confirm import PENDING, RESULT, ROLLING, Pending, from_json
 from vppcfg.apply.lock import ApplyLock, LockBusy, LockError
+from vppcfg.linux import LinuxAccess, LinuxError, open_access
 from vppcfg.safefile import PRIVATE_FILE, UnsafePath, private_dir, read_private, write_atomic
 
 POLL = 0.1  # seconds between looks at the pending file
@@ -104,11 +105,25 @@ def _roll_back(pending: Pending, stamp: str) -> str:
 
     try:
         with VppConnection.open(pending.api_socket, pending.json_dir, pending.timeout) as conn:
-            report = rollback(conn, pending.pre)
-    except VppError as err:
+            conn.linux = linux_access(pending)
+            try:
+                report = rollback(conn, pending.pre)
+            finally:
+                if conn.linux is not None:
+                    conn.linux.close()
+    except (VppError, LinuxError) as err:
         return f"{stamp} not confirmed in time; rollback FAILED: {err}"
     outcome = Outcome(ok=False, error="not confirmed in time", rollback=report)
     return f"{stamp} " + format_outcome(outcome)
+
+
+def linux_access(pending: Pending) -> LinuxAccess | None:
+    """The Linux side as the apply reached it, when it read it (the state to
+    restore then holds each pair's netdev as it was)."""
+    if pending.pre.linux is None:
+        return None
+    return open_access(pending.api_socket, pending.linux_socket or None,
+                       pending.pre.linux.managed)
 
 
 def _log(text: str) -> None:

@@ -397,6 +397,7 @@ def _arm_confirm(conn: Any, outcome: Any, args: argparse.Namespace, guard: Any) 
         pre=outcome.pre, api_socket=os.path.abspath(args.vpp_api_socket),
         json_dir=os.path.abspath(args.vpp_json_dir), lock_file=os.path.abspath(args.lock_file),
         deadline=time.time() + args.confirm, timeout=args.timeout,
+        linux_socket=conn.linux.socket if conn.linux is not None else "",
     )
     try:
         record(args.state_dir, pending)

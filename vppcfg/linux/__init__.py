@@ -54,6 +54,7 @@ class LinuxAccess:
     opener: object  # () -> LinuxBackend
     managed: bool = True
     where: str = "netlink"  # how it is reached, for messages
+    socket: str = ""  # the simulator's socket it uses ("": netlink)
     _backend: LinuxBackend | None = field(default=None, repr=False)
 
     @property
@@ -170,7 +171,8 @@ def open_access(api_socket: str, linux_socket: str | None, managed: bool) -> Lin
     if path:
         from vppcfg.linux.simsocket import SimSocket
 
-        return LinuxAccess(lambda: SimSocket(path), managed, f"the simulator's socket {path}")
+        return LinuxAccess(lambda: SimSocket(path), managed, f"the simulator's socket {path}",
+                           path)
     from vppcfg.linux.netlink import Netlink
 
     return LinuxAccess(Netlink, managed, "netlink")
