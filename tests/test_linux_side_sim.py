@@ -128,3 +128,34 @@ def test_the_confirm_timer_restores_the_linux_side(tmp_path: Path, capsys: Any) 
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_the_file_can_ask_for_the_linux_side(tmp_path: Path, capsys: Any,
+                                             monkeypatch: Any) -> None:
+    """`vppcfg: {linux-side: manage}` turns it on; the option and the
+    environment go first."""
+    monkeypatch.delenv("VPPCFG_LINUX_SIDE", raising=False)
+    proc, api = _start(tmp_path, "")
+    vpp = ["--vpp-api-socket", api, "--vpp-json-dir", str(SIM_API)]
+    path = tmp_path / "vppcfg.yaml"
+    text = _yaml(_steps()[0][1])
+    try:
+        path.write_text(text)
+        assert main(["apply", "-c", str(path), *vpp]) == 0  # VPP's half only
+        assert main(["plan", "--detailed-exitcode", "-c", str(path), *vpp]) == 0
+        path.write_text("vppcfg:\n  linux-side: manage\n" + text)
+        assert main(["plan", "--detailed-exitcode", "-c", str(path), *vpp]) == 2  # Linux differs
+        assert main(["plan", "--detailed-exitcode", "-c", str(path), *vpp,
+                     "--linux-side", "off"]) == 0
+        monkeypatch.setenv("VPPCFG_LINUX_SIDE", "off")
+        assert main(["plan", "--detailed-exitcode", "-c", str(path), *vpp]) == 0
+        monkeypatch.setenv("VPPCFG_LINUX_SIDE", "bogus")
+        capsys.readouterr()
+        assert main(["plan", "-c", str(path), *vpp]) == 2
+        assert "VPPCFG_LINUX_SIDE" in capsys.readouterr().err
+        monkeypatch.delenv("VPPCFG_LINUX_SIDE")
+        assert main(["apply", "-c", str(path), *vpp]) == 0
+        assert main(["plan", "--detailed-exitcode", "-c", str(path), *vpp]) == 0
+    finally:
+        proc.kill()
+        proc.wait()

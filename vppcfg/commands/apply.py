@@ -111,7 +111,9 @@ def load_desired(path: str, args: argparse.Namespace | None = None) -> tuple[Any
         name, text = read_config(path)
         if args is not None:
             args.config, args.config_text = name, text
-        desired, warnings = config.check_text(text, name, getattr(args, "allow", ()))
+        options: dict[str, Any] = {}
+        desired, warnings = config.check_text(text, name, getattr(args, "allow", ()), options)
+        args.file_linux_side = options.get("linux-side")
         show_warnings(warnings)
         if result is not None:
             result["warnings"] = [w.as_dict() for w in warnings]

@@ -4,6 +4,7 @@ file is named (`-c FILE`, a positional FILE, or `-` for stdin)."""
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
 import sys
@@ -43,15 +44,30 @@ def add_linux_options(parser: argparse.ArgumentParser) -> None:
              "$VPPCFG_LINUX_SOCKET, else vppcfg-sim's beside the API socket, else netlink)",
     )
     parser.add_argument(
-        "--linux-side", choices=LINUX_SIDE, default=os.environ.get("VPPCFG_LINUX_SIDE", "off"),
+        "--linux-side", choices=LINUX_SIDE, default=None,
         help="the lcp pairs' Linux side (state, MTU, addresses in each pair's netns): off "
-             "(default, VPP's half only, as vppcfg 1.x), manage (plan, apply and verify it "
-             "too), report (another tool owns it: print its differences); default "
-             "$VPPCFG_LINUX_SIDE",
+             "(VPP's half only, as vppcfg 1.x), manage (plan, apply and verify it too), "
+             "report (another tool owns it: print its differences); default "
+             "$VPPCFG_LINUX_SIDE, else the file's `vppcfg: {linux-side: ...}`, else off",
     )
 
 
 LINUX_SIDE = ("off", "manage", "report")
+
+
+def linux_side(args: argparse.Namespace) -> str:
+    """What the command does with the Linux side: the option, else
+    $VPPCFG_LINUX_SIDE, else the config file's setting, else off."""
+    for choice in (getattr(args, "linux_side", None), os.environ.get("VPPCFG_LINUX_SIDE"),
+                   getattr(args, "file_linux_side", None)):
+        if choice:
+            if choice not in LINUX_SIDE:
+                from vppcfg.linux import LinuxError
+
+                raise LinuxError(errno.EINVAL, f"$VPPCFG_LINUX_SIDE: {choice!r} is not one of "
+                                 f"{', '.join(LINUX_SIDE)}")
+            return str(choice)
+    return "off"
 
 
 @contextmanager
@@ -62,7 +78,7 @@ def open_vpp(args: argparse.Namespace) -> Iterator[Any]:
     from vppcfg.vpp import VppConnection
 
     with VppConnection.open(args.vpp_api_socket, args.vpp_json_dir, args.timeout) as conn:
-        side = getattr(args, "linux_side", "off")
+        side = linux_side(args)
         if side == "off":
             yield conn
             return

@@ -36,6 +36,7 @@ from vppcfg.commands.common import (
     add_vpp_options,
     config_path,
     json_pieces,
+    linux_side,
     open_vpp,
     read_config,
     write_output,
@@ -123,7 +124,10 @@ def _load(args: argparse.Namespace) -> tuple[Dataplane | None, list[Any], int]:
         # args.config: the name problems are reported against; args.config_text: for the
         # preflight's line numbers (stdin cannot be read twice)
         args.config, args.config_text = read_config(path)
-        desired, warnings = config.check_text(args.config_text, args.config, args.allow)
+        options: dict[str, Any] = {}
+        desired, warnings = config.check_text(args.config_text, args.config, args.allow,
+                                              options)
+        args.file_linux_side = options.get("linux-side")
     except config.ConfigError as err:
         for problem in err.problems:
             print(f"vppcfg plan: {problem}", file=sys.stderr)
@@ -165,7 +169,7 @@ def _fresh(desired: Dataplane, args: argparse.Namespace) -> Dataplane | None:
     except ValueError as err:
         print(f"vppcfg plan: --linux-cp: {err}", file=sys.stderr)
         return None
-    return replace(fresh, linux=LinuxSide(settings, managed=args.linux_side != "report"))
+    return replace(fresh, linux=LinuxSide(settings, managed=linux_side(args) != "report"))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vppcfg.config.emit import to_dict, to_yaml
 from vppcfg.config.problems import ConfigError, ConfigIOError, Path, Problem
@@ -69,13 +69,15 @@ def loads(text: str, filename: str = "<string>", allow: Iterable[str] = ()) -> D
 
 
 def check_text(
-    text: str, filename: str = "<string>", allow: Iterable[str] = ()
+    text: str, filename: str = "<string>", allow: Iterable[str] = (),
+    options: dict[str, Any] | None = None,
 ) -> tuple[Dataplane, list[Problem]]:
     """Check config text: its model and the warnings (likely mistakes that VPP
     accepts, and the language rules allowed by `allow` or the file's own
-    `vppcfg: {allow: [...]}`); raise ConfigError."""
+    `vppcfg: {allow: [...]}`); raise ConfigError. `options` gets the file's
+    other `vppcfg:` settings (how vppcfg works, not the dataplane)."""
     with gc_paused():  # parse, structure, build and rules: many objects, no cycles
-        return _check_text(text, filename, frozenset(allow))
+        return _check_text(text, filename, frozenset(allow), options)
 
 
 def allowed_in(data: object) -> frozenset[str]:
@@ -88,7 +90,7 @@ def allowed_in(data: object) -> frozenset[str]:
 
 
 def _check_text(
-    text: str, filename: str, allow: frozenset[str]
+    text: str, filename: str, allow: frozenset[str], options: dict[str, Any] | None = None,
 ) -> tuple[Dataplane, list[Problem]]:
     from vppcfg.config import loader, rules, schema
     from vppcfg.config.build import build
@@ -105,6 +107,9 @@ def _check_text(
     problems, warnings = rules.run_all(built, doc, allow)
     if problems:
         raise ConfigError(problems)
+    if options is not None:
+        section = doc.data.get("vppcfg")
+        options.update((k, v) for k, v in (section or {}).items() if k != "allow")
     return built.dataplane, warnings
 
 
