@@ -159,3 +159,20 @@ def test_the_file_can_ask_for_the_linux_side(tmp_path: Path, capsys: Any,
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_taken_linux_name_is_refused_before_any_change(tmp_path: Path, capsys: Any) -> None:
+    proc, api = _start(tmp_path, "lcp-sync default netns dataplane")
+    args = ["--vpp-api-socket", api, "--vpp-json-dir", str(SIM_API), "--linux-side", "manage"]
+    path = tmp_path / "vppcfg.yaml"
+    path.write_text("interfaces:\n  host-ge0:\n    lcp: e0\nloopbacks:\n  loop1:\n    lcp: lo\n")
+    try:
+        capsys.readouterr()
+        assert main(["apply", "-c", str(path), *args]) == 1
+        err = capsys.readouterr().err
+        assert f"{path}:6: loop1: lcp 'lo': netns 'dataplane' has a netdev of that name" in err
+        assert "0 of" in err or "refused before any change" in err
+        assert set(_links(api, "dataplane")) == {"lo"}  # nothing was made
+    finally:
+        proc.kill()
+        proc.wait()

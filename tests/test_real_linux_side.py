@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 from typing import Any
 
@@ -130,3 +131,11 @@ def test_every_pair_is_right_on_both_sides(vpp_real_factory: Any, monkeypatch: A
                            path, *vpp.api_args(), "--linux-side", "manage"], check=False)
     assert "host-ge0.500" in drift and "lcp create host-ge0.100" in drift
     _converged(vpp, netns, path, text)
+    # a Linux name the netns has already is refused before any change
+    bad = text + "  loop1:\n    lcp: lo\n"
+    (tmp_path / "bad.yaml").write_text(bad)
+    refused = subprocess.run([*vpp.netns.prefix(), sys.executable, "-m", "vppcfg", "apply", "-c",
+                              str(tmp_path / "bad.yaml"), *vpp.api_args(), "--linux-side",
+                              "manage"], capture_output=True, text=True, timeout=120).stderr
+    assert "loop1: lcp 'lo':" in refused and "has a netdev of that name already" in refused
+    _vppcfg(vpp, "plan", "--detailed-exitcode", "-c", path)  # nothing changed

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from vppcfg.apply.signals import CHANGE, ROLLBACK, ForcedExit, NoGuard, signal_name
 from vppcfg.gcpause import gc_paused
+from vppcfg.linux import linux_refusals
 from vppcfg.model import Dataplane
 from vppcfg.ops import Operation, VppContext
 
@@ -139,6 +140,11 @@ def _apply(conn: Any, desired: Dataplane, engine: Engine, pipeline: bool,
     outcome.preflight = preflight(conn, ops, locate)
     if outcome.preflight:
         outcome.error = "refused before any change: this VPP cannot carry out the plan"
+        return outcome
+    refused = linux_refusals(getattr(conn, "linux", None), pre.linux, ops, locate)
+    if refused:
+        outcome.error = ("refused before any change: Linux cannot take the plan's lcp pairs:\n"
+                         + "\n".join(f"  {line}" for line in refused))
         return outcome
     guard.enter(CHANGE)  # from here a signal stops at a reply boundary: counts stay exact
     try:

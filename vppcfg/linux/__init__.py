@@ -201,3 +201,32 @@ def collect_linux(conn: Any, raw: Any) -> None:
              for p in raw.rows("lcp_pairs") if p["phy_sw_if_index"] in names]
     hosts = read_hosts(access.backend, pairs) if pairs else {}
     raw["linux"] = LinuxSide(read_settings(conn), FrozenDict(hosts), access.managed)
+
+
+def linux_refusals(access: LinuxAccess | None, side: LinuxSide | None, ops: Iterable[Any],
+                   locate: Any = None) -> list[str]:
+    """Why Linux would refuse the plan's new lcp pairs, before any change: a
+    default netns that does not exist, a host name a netdev of that netns has
+    (and no pair of this plan gives up). Each names the config line."""
+    if access is None or side is None:
+        return []
+    creates = [op for op in ops if op.obj == "lcp" and op.action == "create"
+               and op.params.get("host") and op.params.get("auto") != op.params["host"]]
+    if not creates:
+        return []
+    netns = side.settings.default_netns
+    freed = {op.params.get("host") for op in ops if op.obj == "lcp" and op.action == "delete"}
+    where = f"netns {netns!r}" if netns else "VPP's netns"
+    try:
+        taken = {link.name for link in access.backend.links(netns)} - freed
+    except LinuxError as err:
+        if err.errno != errno.ENOENT:
+            raise
+        return [f"{_at(locate, creates[0])}linux-cp's default {where} does not exist "
+                f"(`ip netns add {netns}`, or change `linux-cp {{ default netns }}`)"]
+    return [f"{_at(locate, op)}{op.params['name']}: lcp {op.params['host']!r}: {where} "
+            "has a netdev of that name already" for op in creates if op.params["host"] in taken]
+
+
+def _at(locate: Any, op: Any) -> str:
+    return f"{locate(op)}: " if locate is not None else ""
