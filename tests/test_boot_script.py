@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ BOOT = REPO / "contrib" / "vppcfg-boot"
 # A stand-in vppcfg: logs each call and the config it read on stdin; its `check`
 # then rewrites the real config, as someone racing the boot would.
 FAKE = """#!/bin/sh
-echo "$*" >> "$LOG"
+echo "$* (linux side: $VPPCFG_LINUX_SIDE)" >> "$LOG"
 cat >> "$LOG"
 echo "--" >> "$LOG"
 if [ "$1" = check ]; then echo "loopbacks: {swapped: {}}" > "$CONFIG"; fi
@@ -32,11 +33,13 @@ def boot(tmp_path):
     (bindir / "vppcfg").chmod(0o755)
     sock = socket.socket(socket.AF_UNIX)
     sock.bind(str(tmp_path / "api.sock"))
+    sock.listen(4)  # VPP is up: the script connects once before applying
     log = tmp_path / "calls.log"
 
-    def run(config: Path) -> tuple[subprocess.CompletedProcess[str], str]:
+    def run(config: Path, **extra: str) -> tuple[subprocess.CompletedProcess[str], str]:
         env = {"PATH": f"{bindir}:/usr/bin:/bin", "LOG": str(log), "CONFIG": str(config),
-               "VPPCFG_API_SOCKET": str(tmp_path / "api.sock"), "VPPCFG_SOCKET_WAIT": "1"}
+               "VPPCFG_API_SOCKET": str(tmp_path / "api.sock"), "VPPCFG_SOCKET_WAIT": "1",
+               "VPPCFG_LOCK_FILE": str(tmp_path / "apply.lock"), **extra}
         done = subprocess.run(["sh", str(BOOT), str(config)], env=env, capture_output=True,
                               text=True, timeout=60)
         return done, log.read_text() if log.exists() else ""
@@ -56,7 +59,7 @@ def test_the_checked_bytes_are_the_applied_bytes(boot, tmp_path):
     done, calls = boot(_config(tmp_path))
     assert done.returncode == 0, done.stdout + done.stderr
     check, apply = calls.split("--\n")[:2]
-    assert check == "check -\nloopbacks: {loop0: {}}\n"
+    assert check == "check - (linux side: off)\nloopbacks: {loop0: {}}\n"
     # the file was swapped after the check: the apply still reads the checked snapshot
     assert apply.startswith("apply - --vpp-api-socket")
     assert apply.endswith("\nloopbacks: {loop0: {}}\n")
@@ -91,3 +94,35 @@ def test_a_config_of_another_user_is_refused(boot, tmp_path):
 def test_no_config_changes_nothing(boot, tmp_path):
     done, calls = boot(tmp_path / "absent.yaml")
     assert done.returncode == 0 and "does not exist" in done.stdout and calls == ""
+
+
+@pytest.mark.parametrize("side", ["manage", "report", "off"])
+def test_the_linux_side_of_etc_default_vppcfg_reaches_the_apply(boot, tmp_path, side):
+    # vppcfg.service reads /etc/default/vppcfg (EnvironmentFile=); the CLI honours
+    # VPPCFG_LINUX_SIDE, so the apply makes (or reports) the Linux side too
+    done, calls = boot(_config(tmp_path), VPPCFG_LINUX_SIDE=side)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"(Linux side: {side})" in done.stdout
+    assert f"--lock-file {tmp_path / 'apply.lock'} (linux side: {side})" in calls
+
+
+@pytest.mark.parametrize("name, value", [("VPPCFG_LINUX_SIDE", "yes"),
+                                         ("VPPCFG_SOCKET_WAIT", "1m")])
+def test_a_bad_setting_in_etc_default_vppcfg_is_refused(boot, tmp_path, name, value):
+    done, calls = boot(_config(tmp_path), **{name: value})
+    assert done.returncode == 1 and f"{name}={value} is not" in done.stdout
+    assert calls == ""
+
+
+def test_an_apply_in_progress_is_waited_for(boot, tmp_path):
+    lock = tmp_path / "apply.lock"
+    lock.touch(mode=0o600)
+    holder = subprocess.Popen(["flock", str(lock), "sleep", "2"])
+    try:
+        time.sleep(0.3)  # the holder has the lock
+        done, calls = boot(_config(tmp_path), VPPCFG_SOCKET_WAIT="20")
+    finally:
+        holder.wait(timeout=30)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"another vppcfg apply holds {lock}; waiting up to 20s" in done.stdout
+    assert "apply - --vpp-api-socket" in calls
