@@ -25,7 +25,7 @@ SIM_API = Path(__file__).resolve().parent.parent / "vppcfg" / "sim" / "api" / "2
 def _start(tmp_path: Path, words: str) -> tuple[subprocess.Popen[bytes], str]:
     api = str(tmp_path / "api.sock")
     cmd = [sys.executable, "-m", "vppcfg.sim", "--socket", api, "--no-stats",
-           "--phy", "host-ge0", "--phy", "host-ge1"]
+           "--phy", "host-ge0", "--phy", "host-ge1", "--phy", "host-hu0"]
     if words:
         cmd += ["--linux-cp", words]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -35,6 +35,11 @@ def _start(tmp_path: Path, words: str) -> tuple[subprocess.Popen[bytes], str]:
         time.sleep(0.05)
     proc.kill()
     raise RuntimeError("vppcfg-sim did not start")
+
+
+def _lock(tmp_path: Path) -> list[str]:
+    """A lock of the test's own: other runs on this machine take the default one."""
+    return ["--lock-file", str(tmp_path / "apply.lock")]
 
 
 def _links(api: str, netns: str) -> dict[str, tuple[str, int, tuple[str, ...]]]:
@@ -58,7 +63,7 @@ def test_every_pair_is_right_on_both_sides(tmp_path: Path, words: str, netns: st
         for _, interfaces in _steps():
             text = _yaml(interfaces)
             path.write_text(text)
-            assert main(["apply", "-c", str(path), *args]) == 0
+            assert main(["apply", "-c", str(path), *args, *_lock(tmp_path)]) == 0
             wanted = _expected(text)
             found = _links(api, netns)
             assert {name: found.get(name) for name in wanted} == wanted
@@ -78,7 +83,7 @@ def test_linux_side_drift_is_planned_and_repaired(tmp_path: Path, capsys: Any) -
     text = _yaml(_steps()[0][1])
     path.write_text(text)
     try:
-        assert main(["apply", "-c", str(path), *args]) == 0
+        assert main(["apply", "-c", str(path), *args, *_lock(tmp_path)]) == 0
         with socket.socket(socket.AF_UNIX) as sock:  # behind vppcfg's back, in Linux
             sock.connect(api + ".linux")
             for request in ({"op": "set", "netns": "", "name": "e0.100", "mtu": 9000},
@@ -93,7 +98,7 @@ def test_linux_side_drift_is_planned_and_repaired(tmp_path: Path, capsys: Any) -
         report = ["plan", "--detailed-exitcode", "-c", str(path), *args[:-1], "report"]
         assert main(report) == 0  # another tool owns it: reported, not planned
         assert "Linux side left to its owner" in capsys.readouterr().err
-        assert main(["apply", "-c", str(path), *args]) == 0
+        assert main(["apply", "-c", str(path), *args, *_lock(tmp_path)]) == 0
         assert _links(api, "")["e0.100"][1] == 1500
         assert main(["plan", "--detailed-exitcode", "-c", str(path), *args]) == 0
     finally:
@@ -113,11 +118,11 @@ def test_the_confirm_timer_restores_the_linux_side(tmp_path: Path, capsys: Any) 
     path = tmp_path / "vppcfg.yaml"
     try:
         path.write_text(_yaml(first))
-        assert main(["apply", "-c", str(path), *args]) == 0
+        assert main(["apply", "-c", str(path), *args, *_lock(tmp_path)]) == 0
         before = _links(api, "")
         path.write_text(_yaml(second))
         assert main(["apply", "-c", str(path), *args, "--confirm", "1", "--state-dir",
-                     str(state), "--lock-file", str(tmp_path / "lock")]) == 0
+                     str(state)]) == 0
         assert _links(api, "") != before
         for _ in range(200):
             if (state / RESULT).exists():
@@ -141,7 +146,7 @@ def test_the_file_can_ask_for_the_linux_side(tmp_path: Path, capsys: Any,
     text = _yaml(_steps()[0][1])
     try:
         path.write_text(text)
-        assert main(["apply", "-c", str(path), *vpp]) == 0  # VPP's half only
+        assert main(["apply", "-c", str(path), *vpp, *_lock(tmp_path)]) == 0  # VPP's half only
         assert main(["plan", "--detailed-exitcode", "-c", str(path), *vpp]) == 0
         path.write_text("vppcfg:\n  linux-side: manage\n" + text)
         assert main(["plan", "--detailed-exitcode", "-c", str(path), *vpp]) == 2  # Linux differs
@@ -154,7 +159,7 @@ def test_the_file_can_ask_for_the_linux_side(tmp_path: Path, capsys: Any,
         assert main(["plan", "-c", str(path), *vpp]) == 2
         assert "VPPCFG_LINUX_SIDE" in capsys.readouterr().err
         monkeypatch.delenv("VPPCFG_LINUX_SIDE")
-        assert main(["apply", "-c", str(path), *vpp]) == 0
+        assert main(["apply", "-c", str(path), *vpp, *_lock(tmp_path)]) == 0
         assert main(["plan", "--detailed-exitcode", "-c", str(path), *vpp]) == 0
     finally:
         proc.kill()
@@ -168,7 +173,7 @@ def test_a_taken_linux_name_is_refused_before_any_change(tmp_path: Path, capsys:
     path.write_text("interfaces:\n  host-ge0:\n    lcp: e0\nloopbacks:\n  loop1:\n    lcp: lo\n")
     try:
         capsys.readouterr()
-        assert main(["apply", "-c", str(path), *args]) == 1
+        assert main(["apply", "-c", str(path), *args, *_lock(tmp_path)]) == 1
         err = capsys.readouterr().err
         assert f"{path}:6: loop1: lcp 'lo': netns 'dataplane' has a netdev of that name" in err
         assert "0 of" in err or "refused before any change" in err

@@ -30,7 +30,11 @@ BASE = {
                      300: {"mtu": 1500, "addresses": ["10.0.3.1/24"]},
                      400: {"mtu": 1500, "lcp": "e0.400", "state": "down"}}},
     "host-ge1": {"mtu": 1500, "lcp": "e1", "addresses": ["10.1.0.1/30"]},
+    "host-hu0": {"mtu": 9000},
+    "BondEthernet0": {"mtu": 9000, "lcp": "be0", "addresses": ["10.2.0.1/30"],
+                      "sub-interfaces": {10: {"lcp": "be0.10", "addresses": ["10.2.10.1/24"]}}},
 }
+BONDS = {"BondEthernet0": {"interfaces": ["host-hu0"], "mode": "active-backup"}}
 LOOPBACKS = {"loop0": {"lcp": "lo0", "addresses": ["10.255.0.1/32"]}}
 
 
@@ -59,7 +63,8 @@ def _steps() -> list[tuple[str, dict[str, Any]]]:
 def _yaml(interfaces: dict[str, Any]) -> str:
     import yaml
 
-    return yaml.safe_dump({"interfaces": interfaces, "loopbacks": LOOPBACKS})
+    return yaml.safe_dump({"bondethernets": BONDS, "interfaces": interfaces,
+                           "loopbacks": LOOPBACKS})
 
 
 def _expected(text: str) -> dict[str, tuple[str, int, tuple[str, ...]]]:
@@ -99,7 +104,7 @@ def _vppcfg(vpp: Any, *args: str, check: bool = True) -> str:
 
 
 def _converged(vpp: Any, netns: str, path: str, text: str) -> None:
-    _vppcfg(vpp, "apply", "-c", path)
+    _vppcfg(vpp, "apply", "-c", path, "--lock-file", f"{path}.lock")
     wanted = _expected(text)
     assert _linux(vpp, netns, set(wanted)) == wanted
     _vppcfg(vpp, "plan", "--detailed-exitcode", "-c", path)  # 0: nothing left to do
@@ -116,7 +121,7 @@ def test_every_pair_is_right_on_both_sides(vpp_real_factory: Any, monkeypatch: A
     own = Netns(f"lcpt{os.getpid() % 100000}") if stanza else None
     request.addfinalizer(lambda: own.close() if own is not None else None)
     monkeypatch.setenv("VPP_REAL_LINUX_CP", stanza.format(ns=own.name if own else ""))
-    vpp = vpp_real_factory(("ge0", "ge1"))
+    vpp = vpp_real_factory(("ge0", "ge1", "hu0"))
     netns = own.name if own is not None else vpp.netns.name
     path = str(tmp_path / "vppcfg.yaml")
     text = ""
@@ -135,7 +140,8 @@ def test_every_pair_is_right_on_both_sides(vpp_real_factory: Any, monkeypatch: A
     bad = text + "  loop1:\n    lcp: lo\n"
     (tmp_path / "bad.yaml").write_text(bad)
     refused = subprocess.run([*vpp.netns.prefix(), sys.executable, "-m", "vppcfg", "apply", "-c",
-                              str(tmp_path / "bad.yaml"), *vpp.api_args(), "--linux-side",
+                              str(tmp_path / "bad.yaml"), "--lock-file", f"{path}.lock",
+                              *vpp.api_args(), "--linux-side",
                               "manage"], capture_output=True, text=True, timeout=120).stderr
     assert "loop1: lcp 'lo':" in refused and "has a netdev of that name already" in refused
     _vppcfg(vpp, "plan", "--detailed-exitcode", "-c", path)  # nothing changed
