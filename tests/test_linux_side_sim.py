@@ -121,10 +121,10 @@ def test_the_confirm_timer_restores_the_linux_side(tmp_path: Path, capsys: Any) 
         assert main(["apply", "-c", str(path), *args, *_lock(tmp_path)]) == 0
         before = _links(api, "")
         path.write_text(_yaml(second))
-        assert main(["apply", "-c", str(path), *args, "--confirm", "1", "--state-dir",
+        assert main(["apply", "-c", str(path), *args, "--confirm", "3", "--state-dir",
                      str(state)]) == 0
         assert _links(api, "") != before
-        for _ in range(200):
+        for _ in range(600):  # the deadline is 3 s away; a loaded machine is slow
             if (state / RESULT).exists():
                 break
             time.sleep(0.05)

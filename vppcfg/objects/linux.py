@@ -77,6 +77,15 @@ def _wanted(dp: Dataplane, side: LinuxSide) -> Iterable[tuple[Interface, HostLin
                             expected_mtu(itf, parent), addresses)
 
 
+def _paired(dp: Dataplane, ctx: NodeContext) -> Iterable[tuple[str, Interface, HostLink]]:
+    """(node key, interface, its netdev) of each pair, when vppcfg owns the
+    Linux side (else none: the plan is VPP's alone)."""
+    side = _owned(ctx)
+    if side is not None:
+        for itf, host in _wanted(dp, side):
+            yield ikey(itf.name), itf, host
+
+
 class HostInterface(Descriptor):
     """A pair's host netdev: admin state and MTU."""
 
@@ -84,11 +93,7 @@ class HostInterface(Descriptor):
     pipelined = False  # after VPP's calls are answered: linux-cp acts on them
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        side = _owned(ctx)
-        if side is None:
-            return
-        for itf, host in _wanted(dp, side):
-            key = ikey(itf.name)
+        for key, itf, host in _paired(dp, ctx):
             deps = [f"{key}/lcp", f"{key}/mtu", f"{key}/state"]
             if itf.parent and dp.interfaces[itf.parent].lcp:
                 deps.append(f"{ikey(itf.parent)}/linux")  # Linux: parent before VLAN
@@ -124,11 +129,7 @@ class HostAddress(Descriptor):
     pipelined = False
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
-        side = _owned(ctx)
-        if side is None:
-            return
-        for itf, host in _wanted(dp, side):
-            key = ikey(itf.name)
+        for key, itf, host in _paired(dp, ctx):
             if itf.unnumbered:  # linux-cp gives it its target's: not the file's to say
                 continue
             for prefix in host.addresses:

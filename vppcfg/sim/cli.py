@@ -803,37 +803,25 @@ def _on_off(w: Words) -> bool | None:
     return value
 
 
-@command("lcp lcp-sync")
-def _lcp_sync(cli: SimCli, w: Words) -> str:
-    from vppcfg.sim.plugins import lcp
+def _lcp_switch(setter: str) -> Command:
+    """`lcp <setting> [on|off]`: the linux-cp plugin's setter of that name."""
 
-    state = _lcp_state(cli, w)
-    value = _on_off(w)
-    if value is not None:
-        lcp.set_sync(state, value)  # on: every pair synced at once (lcp_set_sync)
-    return ""
+    def run(cli: SimCli, w: Words) -> str:
+        from vppcfg.sim.plugins import lcp
 
+        state = _lcp_state(cli, w)
+        value = _on_off(w)
+        if value is not None:
+            getattr(lcp, setter)(state, value)
+        return ""
 
-@command("lcp lcp-sync-unnumbered")
-def _lcp_sync_unnumbered(cli: SimCli, w: Words) -> str:
-    from vppcfg.sim.plugins import lcp
-
-    state = _lcp_state(cli, w)
-    value = _on_off(w)
-    if value is not None:
-        lcp.set_sync_unnumbered(state, value)
-    return ""
+    return run
 
 
-@command("lcp lcp-auto-subint")
-def _lcp_auto_subint(cli: SimCli, w: Words) -> str:
-    from vppcfg.sim.plugins import lcp
-
-    state = _lcp_state(cli, w)
-    value = _on_off(w)
-    if value is not None:
-        lcp.pairs(state).auto_subint = value
-    return ""
+# lcp-sync on syncs every pair at once (lcp_set_sync), as VPP does
+command("lcp lcp-sync")(_lcp_switch("set_sync"))
+command("lcp lcp-sync-unnumbered")(_lcp_switch("set_sync_unnumbered"))
+command("lcp lcp-auto-subint")(_lcp_switch("set_auto_subint"))
 
 
 @command("lcp default")

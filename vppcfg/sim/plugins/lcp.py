@@ -136,6 +136,10 @@ def set_sync(state: SimState, on: bool) -> None:
         lcp_sync.sync_all(state, pairs(state))
 
 
+def set_auto_subint(state: SimState, on: bool) -> None:
+    pairs(state).auto_subint = on
+
+
 def set_sync_unnumbered(state: SimState, on: bool) -> None:
     pairs(state).sync_unnumbered = on
     if on:
