@@ -101,6 +101,18 @@ def test_linux_side_drift_is_planned_and_repaired(tmp_path: Path, capsys: Any) -
         assert main(["apply", "-c", str(path), *args, *_lock(tmp_path)]) == 0
         assert _links(api, "")["e0.100"][1] == 1500
         assert main(["plan", "--detailed-exitcode", "-c", str(path), *args]) == 0
+        # a netdev deleted in Linux while its pair stays in VPP: the pair is made again
+        with socket.socket(socket.AF_UNIX) as sock:
+            sock.connect(api + ".linux")
+            sock.sendall(json.dumps({"op": "del_link", "netns": "", "name": "lo0"}).encode()
+                         + b"\n")
+            assert json.loads(sock.makefile().readline())["ok"]
+        capsys.readouterr()
+        assert main(["plan", "--detailed-exitcode", "-c", str(path), *args]) == 2
+        assert "its Linux netdev is gone" in capsys.readouterr().out
+        assert main(["apply", "-c", str(path), *args, *_lock(tmp_path)]) == 0
+        assert _links(api, "")["lo0"] == _expected(text)["lo0"]
+        assert main(["plan", "--detailed-exitcode", "-c", str(path), *args]) == 0
     finally:
         proc.kill()
         proc.wait()

@@ -5,7 +5,7 @@ has the file's admin state, MTU and addresses, and the next plan is empty.
 
 The steps are the issue's: a routed file, a new lcp'd sub (auto-subint pairs
 it itself), MTU changes, an lcp added to an addressed sub, a renamed lcp, and
-a sub and a pair deleted behind vppcfg's back. vppcfg runs inside VPP's netns
+a sub, a pair and a pair's netdev deleted behind vppcfg's back. vppcfg runs inside VPP's netns
 (VPP's own netns is where pairs without a netns live, as on a router)."""
 
 from __future__ import annotations
@@ -129,12 +129,15 @@ def test_every_pair_is_right_on_both_sides(vpp_real_factory: Any, monkeypatch: A
         text = _yaml(interfaces)
         (tmp_path / "vppcfg.yaml").write_text(text)
         _converged(vpp, netns, path, text)
-    # behind vppcfg's back: a sub deleted (with its pair) and another pair deleted
+    # behind vppcfg's back: a sub deleted (with its pair), another pair deleted, and
+    # a pair's netdev deleted in Linux
     vpp.ctl("delete", "sub", "host-ge0.500")
     vpp.ctl("lcp", "delete", "host-ge0.100")
+    vpp.netns.run(["ip", "-n", netns, "link", "del", "lo0"])  # a netdev deleted in Linux
     drift = vpp.netns.run([sys.executable, "-m", "vppcfg", "plan", "--detailed-exitcode", "-c",
                            path, *vpp.api_args(), "--linux-side", "manage"], check=False)
     assert "host-ge0.500" in drift and "lcp create host-ge0.100" in drift
+    assert "interfaces/loop0/lcp: its Linux netdev is gone" in drift
     _converged(vpp, netns, path, text)
     # a Linux name the netns has already is refused before any change
     bad = text + "  loop1:\n    lcp: lo\n"

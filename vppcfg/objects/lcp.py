@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
+from dataclasses import replace
 from typing import Any
 
 from vppcfg.model import Dataplane, FrozenDict, Interface
@@ -62,6 +63,8 @@ class Lcp(Descriptor):
         paired = list(ctx.having("lcp"))
         if dp.linux is None and ctx.linux is not None and ctx.linux.settings.auto_subint:
             paired += _unpaired_subs(dp)
+        elif dp.linux is not None and dp.linux.managed:
+            paired = _netdev_gone(paired, dp.linux.hosts)
         owners = [key for key, _ in paired]
         parents = [interfaces.get(itf.parent) if itf.parent else None for _, itf in paired]
         # the parent's pair comes first
@@ -79,6 +82,8 @@ class Lcp(Descriptor):
         return (Claim(f"lcp-host:{node.value['host']}"), Claim(f"role:{node.value['name']}", "any"))
 
     def recreate_reason(self, old: Node, new: Node) -> str | None:
+        if old.value["host"] is None and new.value["host"] is not None:
+            return "its Linux netdev is gone: the pair is made again"
         if new.value["host"] is None:
             return "the file asks for no pair: lcp-auto-subint's pair is deleted"
         return "host name changed: lcp pair is recreated"
@@ -146,6 +151,13 @@ class Lcp(Descriptor):
         args = dict(is_add=op.action == "create", sw_if_index=ctx.sw_if_index(op.params["name"]),
                     host_if_name=host, host_if_type=HOST_TAP, netns="")
         ctx.call(pick(ctx, ADD_DEL), **args)
+
+
+def _netdev_gone(paired: list[tuple[str, Interface]], hosts: Mapping[str, Any]
+                 ) -> list[tuple[str, Interface]]:
+    """A live pair whose Linux netdev is gone (deleted in Linux) as one with
+    no host: the planner then makes the pair again."""
+    return [(key, itf if itf.name in hosts else replace(itf, lcp=None)) for key, itf in paired]
 
 
 def _unpaired_subs(dp: Dataplane) -> list[tuple[str, Interface]]:
