@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import socket
 from typing import Any
 
@@ -46,6 +47,22 @@ def _error(err: Exception, what: str) -> LinuxError:
     return LinuxError(code, f"{what}: {os.strerror(code)}")
 
 
+def _open_netns(pyroute2: Any, netns: str) -> Any:
+    """pyroute2's socket in `netns` (flags=0: never create it), with every
+    signal blocked meanwhile: pyroute2 forks a child that enters the netns,
+    hands the socket back and is sent SIGTERM at once. The child inherits this
+    process's Python handlers (vppcfg apply's SignalGuard raises Interrupted):
+    one run before the child's os._exit would unwind a copy of vppcfg (seen:
+    "interrupted by SIGTERM", and its exit closing the shared API socket).
+    Blocked, the signal dies with the child; one meant for us waits until the
+    mask is restored."""
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+    try:
+        return pyroute2.NetNS(netns, flags=0)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+
+
 class Netlink:
     """LinuxBackend over netlink sockets, one per netns used."""
 
@@ -64,7 +81,7 @@ class Netlink:
             raise LinuxError(errno.ENOENT, f"netns {netns!r}: no such netns")
         else:
             try:
-                sock = pyroute2.NetNS(netns, flags=0)  # flags=0: never create it
+                sock = _open_netns(pyroute2, netns)
             except _FAILURES as err:
                 raise _error(err, f"netns {netns!r}") from err
         self._sockets[netns] = sock
