@@ -30,6 +30,7 @@ NLMSG_ERROR, NLMSG_DONE = 2, 3
 NLM_F_DUMP_REQUEST = 0x1 | 0x300  # NLM_F_REQUEST | NLM_F_DUMP
 IFLA_IFNAME, IFLA_MTU = 3, 4
 IFA_ADDRESS, IFA_LOCAL = 1, 2
+LINK_ATTRS, ADDRESS_ATTRS = frozenset((IFLA_IFNAME, IFLA_MTU)), frozenset((IFA_ADDRESS, IFA_LOCAL))
 NLMSGHDR = struct.Struct("=IHHII")  # length, type, flags, seq, pid
 IFINFOMSG = struct.Struct("=BxHiII")  # family, type, index, flags, change
 IFADDRMSG = struct.Struct("=BBBBI")  # family, prefix length, flags, scope, index
@@ -89,35 +90,43 @@ def _dump(sock: socket.socket, kind: int, body: bytes) -> Iterator[memoryview]:
             offset += _align(length)
 
 
-def _attrs(payload: memoryview, offset: int) -> dict[int, memoryview]:
-    """The attributes after a message's fixed header, by type."""
+def _attrs(payload: memoryview, offset: int, wanted: frozenset[int]) -> dict[int, memoryview]:
+    """The `wanted` attributes after a message's fixed header, by type (the
+    walk stops once it has them: a link carries some 50, the name and MTU first)."""
     found = {}
-    while offset + NLATTR.size <= len(payload):
+    while offset + NLATTR.size <= len(payload) and len(found) < len(wanted):
         length, kind = NLATTR.unpack_from(payload, offset)
         if length < NLATTR.size:
             break
-        found[kind & 0x3FFF] = payload[offset + NLATTR.size:offset + length]
+        if kind & 0x3FFF in wanted:
+            found[kind & 0x3FFF] = payload[offset + NLATTR.size:offset + length]
         offset += _align(length)
     return found
 
 
 def _read_links(sock: socket.socket, netns: str) -> list[HostLink]:
-    """Every netdev of the socket's netns: one dump of addresses, one of links."""
-    by_index: dict[int, list[str]] = {}
+    """Every netdev of the socket's netns: one dump of addresses, one of links.
+    IPv4 addresses from inet_ntop are already canonical; IPv6 ones go through
+    canonical_addresses (which also drops link-local)."""
+    v4: dict[int, list[str]] = {}
+    v6: dict[int, list[str]] = {}
     for payload in _dump(sock, RTM_GETADDR, bytes(IFADDRMSG.size)):
         family, length, _, _, index = IFADDRMSG.unpack_from(payload)
-        attrs = _attrs(payload, IFADDRMSG.size)
+        if family not in (socket.AF_INET, socket.AF_INET6):
+            continue
+        attrs = _attrs(payload, IFADDRMSG.size, ADDRESS_ATTRS)
         ip = attrs.get(IFA_LOCAL) or attrs.get(IFA_ADDRESS)
-        if family in (socket.AF_INET, socket.AF_INET6) and ip is not None:
-            by_index.setdefault(index, []).append(f"{socket.inet_ntop(family, ip)}/{length}")
+        if ip is not None:
+            (v4 if family == socket.AF_INET else v6).setdefault(index, []).append(
+                f"{socket.inet_ntop(family, ip)}/{length}")
     links = []
     for payload in _dump(sock, RTM_GETLINK, bytes(IFINFOMSG.size)):
         _, _, index, flags, _ = IFINFOMSG.unpack_from(payload)
-        attrs = _attrs(payload, IFINFOMSG.size)
+        attrs = _attrs(payload, IFINFOMSG.size, LINK_ATTRS)
         name = bytes(attrs[IFLA_IFNAME]).split(b"\0", 1)[0].decode()
+        addresses = tuple(sorted({*v4.get(index, ()), *canonical_addresses(v6.get(index, ()))}))
         links.append(HostLink(name, netns, "up" if flags & IFF_UP else "down",
-                              struct.unpack_from("=I", attrs[IFLA_MTU])[0],
-                              canonical_addresses(by_index.get(index, ()))))
+                              struct.unpack_from("=I", attrs[IFLA_MTU])[0], addresses))
     return links
 
 
