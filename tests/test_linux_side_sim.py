@@ -193,3 +193,41 @@ def test_a_taken_linux_name_is_refused_before_any_change(tmp_path: Path, capsys:
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_auto_subint_pairs_a_qinq_sub_only_on_its_outer_subs_pair(tmp_path: Path) -> None:
+    """lcp-auto-subint pairs a QinQ/QinAD sub only when a sub carrying its outer
+    tag alone (same tag type) is paired as it is made: the CLI text deletes only
+    the pairs VPP made (a `lcp delete` of one it did not make stops `vppctl exec`)."""
+    from tests.apply_models import run_cli_plan
+    from vppcfg import config
+    from vppcfg.linux import open_access
+    from vppcfg.vpp import VppConnection
+
+    proc, api = _start(tmp_path, "lcp-sync lcp-auto-subint")
+    first = "interfaces:\n  host-ge0:\n    mtu: 9000\n    lcp: e0\n"
+    second = first + """    sub-interfaces:
+      100:
+        lcp: e0.100
+      200:
+        encapsulation: {dot1q: 100, inner-dot1q: 5, exact-match: true}
+      300:
+        encapsulation: {dot1ad: 999, inner-dot1q: 2, exact-match: true}
+      400:
+        encapsulation: {dot1ad: 100, inner-dot1q: 7, exact-match: true}
+"""
+    try:
+        with VppConnection.open(api, str(SIM_API)) as conn:
+            conn.linux = open_access(api, None, managed=True)
+            run_cli_plan(conn, config.loads(first))
+            texts = run_cli_plan(conn, config.loads(second))
+            conn.linux.close()
+        text = "\n".join(texts)
+        assert "lcp delete host-ge0.200" in text  # paired on e0.100's pair, then unpaired
+        assert "lcp delete host-ge0.300" not in text  # no dot1ad 999 sub
+        assert "lcp delete host-ge0.400" not in text  # 100 is a dot1q sub, not dot1ad
+        assert text.rstrip().endswith("lcp lcp-sync on")
+        assert set(_links(api, "")) == {"lo", "e0", "e0.100"}
+    finally:
+        proc.kill()
+        proc.wait()

@@ -118,7 +118,8 @@ class Lcp(Descriptor):
                 plan.edge(made, new_pair)
             if old_pair is not None:
                 plan.edge(old_pair, made)
-            if parent.lcp and new_pair is None and old_pair is None:
+            if parent.lcp and new_pair is None and old_pair is None \
+                    and _outer_paired(plan, interfaces, itf, made):
                 auto = f"{parent.lcp}.{itf.sub_id}"
                 plan.replace(op, FrozenDict({**op.params, "auto": auto}))
 
@@ -158,6 +159,34 @@ def _netdev_gone(paired: list[tuple[str, Interface]], hosts: Mapping[str, Any]
     """A live pair whose Linux netdev is gone (deleted in Linux) as one with
     no host: the planner then makes the pair again."""
     return [(key, itf if itf.name in hosts else replace(itf, lcp=None)) for key, itf in paired]
+
+
+def _outer_paired(plan: PlanView, interfaces: Mapping[str, Interface], sub: Interface,
+                  made: Operation) -> bool:
+    """Whether lcp-auto-subint can pair ``sub`` when it is made: a sub with one
+    tag, yes; a QinQ/QinAD sub only on the pair of a sibling carrying its outer
+    tag alone (same tag type; lcp_itf_pair_find_by_outer_vlan), paired by then:
+    one whose pair stays, or one made in this plan (VPP pairs it as it is
+    made: it is then made first). Otherwise VPP makes no pair, and the plan
+    has none to delete or adopt (a CLI `lcp delete` of it would fail)."""
+    encap = sub.encapsulation
+    if encap is None or not encap.inner_dot1q:
+        return True
+    for sibling in interfaces.values():
+        outer = sibling.encapsulation
+        if sibling.parent != sub.parent or sibling is sub or (outer and outer.inner_dot1q):
+            continue
+        if ((outer.dot1ad if outer else 0) != encap.dot1ad
+                or (outer.outer if outer else sibling.sub_id) != encap.outer):
+            continue
+        sibling_made = plan.get("create", ikey(sibling.name))
+        if sibling_made is not None:
+            plan.edge(sibling_made, made)
+            return True
+        key = f"{ikey(sibling.name)}/lcp"
+        return bool(sibling.lcp) and plan.get("create", key) is None \
+            and plan.get("delete", key) is None
+    return False
 
 
 def _unpaired_subs(dp: Dataplane) -> list[tuple[str, Interface]]:

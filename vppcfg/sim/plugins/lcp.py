@@ -58,7 +58,7 @@ from vppcfg.sim.plugins._util import (
 )
 from vppcfg.sim.protocol import Response
 from vppcfg.sim.state import NONE_INDEX, SimInterface, SimState
-from vppcfg.vpp_numbers import EAGAIN
+from vppcfg.vpp_numbers import EAGAIN, SUB_DOT1AD
 
 HOST_TAP, HOST_TUN = 0, 1
 FIRST_TAP_ID = 4096
@@ -270,14 +270,17 @@ def _create_vlan(state: SimState, phy: SimInterface, name: str, netns: str
 
 def _linux_parent(state: SimState, phy: SimInterface, parent_pair: Pair) -> str | None:
     """The Linux device a sub's VLAN goes on: the parent's host interface, or for
-    an inner VLAN the pair of the sub carrying its outer VLAN alone."""
+    an inner VLAN the pair of the sub carrying its outer VLAN alone, with the
+    same tag type (lcp_itf_pair_find_by_outer_vlan: a QinAD's outer sub is a
+    dot1ad one)."""
     if not phy.sub_inner_vlan_id:
         return parent_pair.host_if_name
+    dot1ad = phy.sub_if_flags & SUB_DOT1AD
     for index in state.subs.get(phy.sup_sw_if_index, ()):
         outer = state.interfaces[index]
         pair = pairs(state).by_phy.get(index)
         if (pair is not None and outer.sub_outer_vlan_id == phy.sub_outer_vlan_id
-                and not outer.sub_inner_vlan_id):
+                and not outer.sub_inner_vlan_id and outer.sub_if_flags & SUB_DOT1AD == dot1ad):
             return pair.host_if_name
     return None
 
