@@ -89,11 +89,10 @@ def check_dump(live: Dataplane, label: str) -> None:
 
 
 def lender_address(op: Any) -> bool:
-    """A Linux address linux-cp copied from the lender while the pair's interface
-    was unnumbered (lcp-sync-unnumbered, at a sync), left when it stops being
-    unnumbered: the plan made while it was did not see it (unnumbered pairs'
-    addresses are not compared), and `lcp lcp-sync on` only adds addresses. Only
-    netlink removes it (a later plan, as the API path's verify would)."""
+    """A Linux address the printed CLI cannot remove: `lcp lcp-sync on` adds a
+    pair's addresses but removes none (vppcfg plan warns so), e.g. a lender's
+    that linux-cp copied while the interface was unnumbered. Only netlink
+    removes it (`vppcfg apply`, or a later plan's)."""
     return bool(op.obj == "linux-address" and op.action == "delete")
 
 
@@ -169,6 +168,9 @@ class VppNetnsNetlink(Netlink):
 
     def _socket(self, netns: str) -> Any:
         return super()._socket(netns or self.own)
+
+    def _reader(self, netns: str) -> Any:  # the dumps' socket
+        return super()._reader(netns or self.own)
 
 
 def real_linux(vpp: Any, managed: bool = True) -> LinuxAccess:

@@ -35,12 +35,21 @@ def warn_unowned(desired: Dataplane, live: Dataplane, prog: str) -> int:
 
 
 def warn_cli_linux(ops: Iterable[Operation], live: Dataplane, prog: str) -> None:
-    """Without lcp-sync the printed CLI cannot change Linux: say how many
-    steps only `vppcfg apply` makes (they are in the plan as comments)."""
-    if live.linux is None or live.linux.settings.sync:
+    """The Linux-side steps a printed CLI cannot make (they are in it as
+    comments, for `vppcfg apply`): all of them without lcp-sync, the address
+    removals with it (linux-cp's sync adds a pair's addresses, removes none)."""
+    if live.linux is None:
         return
-    count = sum(1 for op in ops if is_linux_step(op))
-    if count:
+    sync = live.linux.settings.sync
+    count = sum(1 for op in ops if is_linux_step(op) and (
+        not sync or (op.obj == "linux-address" and op.action == "delete")))
+    if not count:
+        return
+    if sync:
+        print(f"{prog}: warning: {count} Linux-side address removal(s) are comments in this "
+              "CLI: linux-cp's lcp-sync adds addresses but removes none; `vppcfg apply` "
+              "removes them through netlink", file=sys.stderr)
+    else:
         print(f"{prog}: warning: {count} Linux-side step(s) are comments in this CLI: linux-cp "
               "runs without lcp-sync, so VPP cannot carry them; `vppcfg apply` makes them "
               "through netlink (or start VPP with `linux-cp { lcp-sync }`)", file=sys.stderr)

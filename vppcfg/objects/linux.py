@@ -17,7 +17,7 @@ A desired node's values are the file's; a live one's are netlink's.
 from __future__ import annotations
 
 import errno
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from vppcfg.linux import LinuxError
@@ -72,7 +72,7 @@ def _wanted(dp: Dataplane, side: LinuxSide) -> Iterable[tuple[Interface, HostLin
         if not itf.lcp:
             continue
         parent = interfaces.get(itf.parent) if itf.parent else None
-        addresses = () if itf.unnumbered else itf.addresses
+        addresses = _addresses(itf, interfaces, side)
         yield itf, HostLink(itf.lcp, _host_netns(side, itf), expected_state(itf, parent),
                             expected_mtu(itf, parent), addresses)
 
@@ -84,6 +84,17 @@ def _paired(dp: Dataplane, ctx: NodeContext) -> Iterable[tuple[str, Interface, H
     if side is not None:
         for itf, host in _wanted(dp, side):
             yield ikey(itf.name), itf, host
+
+
+def _addresses(itf: Interface, interfaces: Mapping[str, Interface],
+               side: LinuxSide) -> tuple[str, ...]:
+    """The netdev's addresses: the interface's own, or for an unnumbered one
+    its lender's, as linux-cp shows it (lcp-sync-unnumbered, on by default);
+    none when linux-cp is told not to."""
+    if not itf.unnumbered:
+        return itf.addresses
+    lender = interfaces.get(itf.unnumbered)
+    return lender.addresses if lender is not None and side.settings.sync_unnumbered else ()
 
 
 class HostInterface(Descriptor):
@@ -130,14 +141,15 @@ class HostAddress(Descriptor):
 
     def nodes(self, dp: Dataplane, ctx: NodeContext) -> Iterable[Node]:
         for key, itf, host in _paired(dp, ctx):
-            if itf.unnumbered:  # linux-cp gives it its target's: not the file's to say
-                continue
+            # an unnumbered interface's are its lender's: after them, and after it borrows
+            owner = ikey(itf.unnumbered) if itf.unnumbered else key
+            extra = (f"{key}/unnumbered",) if itf.unnumbered else ()
             for prefix in host.addresses:
-                vpp_address = f"{key}/address/{prefix}"
                 yield Node(f"{key}/linux/address/{prefix}", self.obj,
                            {"name": itf.name, "host": host.name, "netns": host.netns,
                             "address": prefix},
-                           (f"{key}/linux", vpp_address), key, f"{key}/lcp")
+                           (f"{key}/linux", f"{owner}/address/{prefix}", *extra), key,
+                           f"{key}/lcp")
 
     def recreate_reason(self, old: Node, new: Node) -> str | None:
         return "the pair's host netdev changed"
