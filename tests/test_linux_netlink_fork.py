@@ -1,10 +1,12 @@
-"""Opening a netns through pyroute2 forks a child that hands the socket back
-and is sent SIGTERM at once; it inherits vppcfg apply's signal handlers
-(SignalGuard raises Interrupted). Before the fix, more than half of the opens
-let the child run that handler and unwind a copy of vppcfg (seen on the real
-VPP: `vppcfg apply --linux-side manage` failing "interrupted by SIGTERM" with
-its API socket closed under it). Needs root (a netns); a subprocess runs the
-opens, so a child that escapes never runs pytest."""
+"""Opening a netns must never run vppcfg's signal handlers elsewhere nor lose
+a signal. pyroute2's NetNS forks a child that hands the socket back and is
+sent SIGTERM at once; the child inherited vppcfg apply's handlers (SignalGuard
+raises Interrupted), and more than half of the opens let it unwind a copy of
+vppcfg (seen on the real VPP: `vppcfg apply --linux-side manage` failing
+"interrupted by SIGTERM" with its API socket closed under it). The backend now
+enters the netns with setns(2) in this thread instead (no child). Needs root
+(a netns); a subprocess runs the opens, so a child that escapes never runs
+pytest. The opens both read and write (the two sockets the backend makes)."""
 
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ def open_once():
     backend = Netlink()
     try:
         backend.links(ns)
+        backend.set_link(ns, "lo", state="up")
     finally:
         backend.close()
 

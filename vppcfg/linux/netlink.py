@@ -12,9 +12,9 @@ made `plan --linux-side manage` of 5,000 pairs seconds slower than `off`.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import errno
 import os
-import signal
 import socket
 import struct
 from collections.abc import Iterator
@@ -35,7 +35,9 @@ NLMSGHDR = struct.Struct("=IHHII")  # length, type, flags, seq, pid
 IFINFOMSG = struct.Struct("=BxHiII")  # family, type, index, flags, change
 IFADDRMSG = struct.Struct("=BBBBI")  # family, prefix length, flags, scope, index
 NLATTR = struct.Struct("=HH")  # length, type
-NETNS_DIR = "/run/netns"  # where `ip netns` and linux-cp keep named netns
+NETNS_DIR = "/run/netns"
+CLONE_NEWNET = 0x40000000
+_LIBC = ctypes.CDLL(None, use_errno=True)  # where `ip netns` and linux-cp keep named netns
 
 
 def _pyroute2() -> Any:
@@ -62,6 +64,10 @@ _FAILURES = _failures()
 def _error(err: Exception, what: str) -> LinuxError:
     code = getattr(err, "code", None) or getattr(err, "errno", None) or errno.EIO
     return LinuxError(code, f"{what}: {os.strerror(code)}")
+
+
+def _raw() -> socket.socket:
+    return socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_ROUTE)
 
 
 def _align(length: int) -> int:
@@ -130,25 +136,33 @@ def _read_links(sock: socket.socket, netns: str) -> list[HostLink]:
     return links
 
 
-def _open_netns(pyroute2: Any, netns: str) -> Any:
-    """pyroute2's socket in `netns` (flags=0: never create it), with every
-    signal blocked meanwhile: pyroute2 forks a child that enters the netns,
-    hands the socket back and is sent SIGTERM at once. The child inherits this
-    process's Python handlers (vppcfg apply's SignalGuard raises Interrupted):
-    one run before the child's os._exit would unwind a copy of vppcfg (seen:
-    "interrupted by SIGTERM", and its exit closing the shared API socket).
-    Blocked, the signal dies with the child; one meant for us waits until the
-    mask is restored."""
-    return _unsignalled(lambda: pyroute2.NetNS(netns, flags=0))
-
-
-def _unsignalled(make: Any) -> Any:
-    """make(), with every signal blocked (see _open_netns)."""
-    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, signal.valid_signals())
+def _in_netns(netns: str, make: Any) -> Any:
+    """make() with this thread in `netns`, then back: a netlink socket stays in
+    the netns it was made in. No child process (pyroute2's NetNS forks one and
+    sends it SIGTERM, and a child running vppcfg apply's signal handlers
+    unwound a copy of vppcfg: "interrupted by SIGTERM", the API socket closed),
+    and the same on Debian 12's pyroute2 0.7 and the locked 0.9."""
+    own = os.open("/proc/self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
     try:
-        return make()
+        target = os.open(os.path.join(NETNS_DIR, netns), os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        os.close(own)
+        raise
+    try:
+        _setns(target, netns)
+        try:
+            return make()
+        finally:
+            _setns(own, "(back)")
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+        os.close(target)
+        os.close(own)
+
+
+def _setns(fd: int, what: str) -> None:
+    if _LIBC.setns(fd, CLONE_NEWNET) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"setns {what}: {os.strerror(code)}")
 
 
 class Netlink:
@@ -165,9 +179,7 @@ class Netlink:
             return sock
         _check_netns(netns)
         try:
-            sock = (socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_ROUTE) if not netns
-                    else _unsignalled(lambda: _pyroute2().netns.create_socket(
-                        netns, socket.AF_NETLINK, socket.SOCK_RAW, NETLINK_ROUTE, flags=0)))
+            sock = (_raw() if not netns else _in_netns(netns, _raw))
         except _FAILURES as err:
             raise _error(err, f"netns {netns!r}") from err
         self._readers[netns] = sock
@@ -179,13 +191,10 @@ class Netlink:
             return sock
         pyroute2 = _pyroute2()
         _check_netns(netns)
-        if not netns:
-            sock = pyroute2.IPRoute()
-        else:
-            try:
-                sock = _open_netns(pyroute2, netns)
-            except _FAILURES as err:
-                raise _error(err, f"netns {netns!r}") from err
+        try:
+            sock = pyroute2.IPRoute() if not netns else _in_netns(netns, pyroute2.IPRoute)
+        except _FAILURES as err:
+            raise _error(err, f"netns {netns!r}") from err
         self._sockets[netns] = sock
         return sock
 
