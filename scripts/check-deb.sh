@@ -131,7 +131,9 @@ EOF
 
 lint() {
     log "lintian $(lintian --version): fails on errors and on warnings not overridden"
-    lintian --fail-on error,warning --display-info --show-overrides "$DEB"
+    # overridden tags (debian/vppcfg.lintian-overrides, each with its reason) are not shown:
+    # with --show-overrides lintian 2.116 fails on an overridden warning too
+    lintian --fail-on error,warning --display-info "$DEB"
 }
 
 if [ "${1:-}" = --ramp ]; then

@@ -18,7 +18,8 @@ import pytest
 
 from tests.real import Netns, namespaces_usable
 
-pytestmark = pytest.mark.skipif(not namespaces_usable(), reason="needs root and iproute2")
+pytestmark = [pytest.mark.real,  # root and a netns, like the real tier
+              pytest.mark.skipif(not namespaces_usable(), reason="needs root and iproute2")]
 
 ROOT = Path(__file__).resolve().parents[1]
 
