@@ -176,7 +176,7 @@ class VppNetnsNetlink(Netlink):
 def real_linux(vpp: Any, managed: bool = True) -> LinuxAccess:
     """The Linux side of a real VPP run in its own netns, as vppcfg reaches it."""
     own = vpp.netns.name
-    return LinuxAccess(lambda: VppNetnsNetlink(own), managed, f"netlink (VPP's netns {own})")
+    return LinuxAccess(lambda: VppNetnsNetlink(own), managed)
 
 
 @pytest.fixture

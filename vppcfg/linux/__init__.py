@@ -12,17 +12,14 @@ in what order) is the planner's, through `vppcfg.objects.linux`.
 from __future__ import annotations
 
 import errno
-import ipaddress
 import os
-import socket
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from vppcfg.config.names import read_interface
 from vppcfg.model import FrozenDict, HostLink, LinuxCp, LinuxSide
-
-LINK_LOCAL = ipaddress.ip_network("fe80::/10")
 
 
 class LinuxError(OSError):
@@ -52,16 +49,15 @@ class LinuxAccess:
     use, so a dataplane without lcp pairs never touches netlink) and whether
     vppcfg owns it (`managed`) or only reports it."""
 
-    opener: object  # () -> LinuxBackend
+    opener: Callable[[], LinuxBackend]
     managed: bool = True
-    where: str = "netlink"  # how it is reached, for messages
     socket: str = ""  # the simulator's socket it uses ("": netlink)
     _backend: LinuxBackend | None = field(default=None, repr=False)
 
     @property
     def backend(self) -> LinuxBackend:
         if self._backend is None:
-            self._backend = self.opener()  # type: ignore[operator]
+            self._backend = self.opener()
         return self._backend
 
     def close(self) -> None:
@@ -71,28 +67,26 @@ class LinuxAccess:
 
 
 def canonical_addresses(prefixes: Iterable[str]) -> tuple[str, ...]:
-    """Addresses as the model spells them, IPv6 link-local left out (the
-    kernel makes those itself). An IPv4 "a.b.c.d/len" that inet_pton takes is
-    already canonical (a pair's netdev has thousands: ipaddress costs 60 us each)."""
+    """Addresses as the model spells them (config.names.read_interface: the
+    C library reads the plain spellings, a netdev has thousands), IPv6
+    link-local left out (the kernel makes those itself); ValueError for text
+    that is no address/length."""
     kept = set()
     for prefix in prefixes:
-        ip, _, length = prefix.partition("/")
-        if ":" not in ip and length.isdigit() and int(length) <= 32 and _is_ipv4(ip):
-            kept.add(f"{ip}/{int(length)}")
+        read = read_interface(prefix)
+        if read is None:
+            raise ValueError(f"{prefix!r} does not appear to be an IPv4 or IPv6 interface")
+        spelled, version = read[0], read[1]
+        if version == 6 and _link_local(spelled):
             continue
-        itf = ipaddress.ip_interface(prefix)
-        if itf.version == 6 and itf.ip in LINK_LOCAL:
-            continue
-        kept.add(str(itf))
+        kept.add(spelled)
     return tuple(sorted(kept))
 
 
-def _is_ipv4(text: str) -> bool:
-    try:
-        socket.inet_pton(socket.AF_INET, text)
-    except OSError:
-        return False
-    return True
+def _link_local(spelled: str) -> bool:
+    """Whether a canonical IPv6 address/length is in fe80::/10 (its first group)."""
+    first = spelled.split(":", 1)[0]
+    return bool(first) and 0xFE80 <= int(first, 16) <= 0xFEBF
 
 
 def parse_show_lcp(text: str) -> LinuxCp:
@@ -139,13 +133,6 @@ def parse_words(words: str) -> LinuxCp:
     return LinuxCp(**settings)  # type: ignore[arg-type]
 
 
-def host_of(links: list[HostLink], name: str) -> HostLink | None:
-    for link in links:
-        if link.name == name:
-            return link
-    return None
-
-
 def read_hosts(backend: LinuxBackend, pairs: Iterable[tuple[str, str, str]]
                ) -> dict[str, HostLink]:
     """Each pair's host netdev, by the VPP interface it pairs: `pairs` are
@@ -185,11 +172,10 @@ def open_access(api_socket: str, linux_socket: str | None, managed: bool) -> Lin
     if path:
         from vppcfg.linux.simsocket import SimSocket
 
-        return LinuxAccess(lambda: SimSocket(path), managed, f"the simulator's socket {path}",
-                           path)
+        return LinuxAccess(lambda: SimSocket(path), managed, path)
     from vppcfg.linux.netlink import Netlink
 
-    return LinuxAccess(Netlink, managed, "netlink")
+    return LinuxAccess(Netlink, managed)
 
 
 def read_settings(conn: Any) -> LinuxCp:
