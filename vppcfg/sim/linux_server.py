@@ -36,7 +36,7 @@ import threading
 from typing import Any
 
 from vppcfg.sim.linux import LinuxError, LinuxHost
-from vppcfg.sim.sockets import remove_stale_socket
+from vppcfg.sim.sockets import accept_each, remove_stale_socket
 
 log = logging.getLogger("vppcfg.sim.linux")
 
@@ -151,16 +151,11 @@ class LinuxServer:
 
     def _accept_loop(self) -> None:
         assert self._listener is not None
-        while not self._stopping.is_set():
-            try:
-                conn, _ = self._listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                break
-            conn.settimeout(None)
-            self._conns.add(conn)
-            self._spawn(self._serve, "vppcfg-sim-linux-client", conn)
+        accept_each(self._listener, self._stopping, self._take)
+
+    def _take(self, conn: socket.socket) -> None:
+        self._conns.add(conn)
+        self._spawn(self._serve, "vppcfg-sim-linux-client", conn)
 
     def _serve(self, conn: socket.socket) -> None:
         try:

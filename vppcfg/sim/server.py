@@ -26,7 +26,7 @@ from typing import Any
 from vppcfg.sim.cli import SimCli
 from vppcfg.sim.codec import FRAME_HEADER, HEADER_FIELDS, ApiDefinitions, frame
 from vppcfg.sim.protocol import Handler, Response
-from vppcfg.sim.sockets import remove_stale_socket
+from vppcfg.sim.sockets import accept_each, remove_stale_socket
 from vppcfg.vpp_numbers import UNIMPLEMENTED, UNSPECIFIED
 
 log = logging.getLogger("vppcfg.sim")
@@ -123,20 +123,15 @@ class SimServer:
 
     def _accept_loop(self) -> None:
         assert self._listener is not None
-        while not self._stopping.is_set():
-            try:
-                conn, _ = self._listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                break
-            conn.settimeout(None)
-            with self._sessions_lock:
-                index = self._next_index
-                self._next_index += 1
-                session = _Session(self, conn, index)
-                self._sessions[index] = session
-            session.thread.start()
+        accept_each(self._listener, self._stopping, self._start_session)
+
+    def _start_session(self, conn: socket.socket) -> None:
+        with self._sessions_lock:
+            index = self._next_index
+            self._next_index += 1
+            session = _Session(self, conn, index)
+            self._sessions[index] = session
+        session.thread.start()
 
     def _forget(self, session: _Session) -> None:
         with self._sessions_lock:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import socket
 import stat
+import threading
+from collections.abc import Callable
 
 
 def remove_stale_socket(path: str, sock_type: int = socket.SOCK_STREAM,
@@ -26,3 +28,19 @@ def remove_stale_socket(path: str, sock_type: int = socket.SOCK_STREAM,
     finally:
         probe.close()
     raise FileExistsError(f"{path}: another {what} is listening there")
+
+
+def accept_each(listener: socket.socket, stopping: threading.Event,
+                take: Callable[[socket.socket], None]) -> None:
+    """Hand every new connection (blocking again) to `take` until `stopping`
+    is set or the listener is closed; the listener's timeout lets the loop
+    notice `stopping`."""
+    while not stopping.is_set():
+        try:
+            conn, _ = listener.accept()
+        except TimeoutError:
+            continue
+        except OSError:
+            break
+        conn.settimeout(None)
+        take(conn)
