@@ -9,6 +9,8 @@ used twice.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import fields, replace
 from typing import Any
 
@@ -272,3 +274,13 @@ def run_cli_plan(conn: Any, desired: Dataplane, run_text: Any = None,
     assert left == [], ("CLI plan left:\n" + "\n".join(describe(op) for op in left)
                         + "\n--- CLI text run:\n" + "\n".join(texts))
     return texts
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float = 20.0) -> bool:
+    """Whether `predicate` came true within `timeout` seconds (polled every 50 ms)."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False

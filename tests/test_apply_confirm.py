@@ -4,20 +4,11 @@ from __future__ import annotations
 
 import time
 
-from tests.apply_models import sample_a
+from tests.apply_models import sample_a, wait_for
 from vppcfg.apply import apply_config
 from vppcfg.apply.confirm import RESULT, Pending, confirm, is_pending, record, start_timer
 from vppcfg.planner import plan
 from vppcfg.vpp import VppConnection
-
-
-def _wait_for(predicate, timeout: float = 30.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def _arm(sim, tmp_path, seconds: float):
@@ -33,7 +24,7 @@ def _arm(sim, tmp_path, seconds: float):
 
 def test_unconfirmed_apply_is_rolled_back(vpp_sim, tmp_path):
     pre = _arm(vpp_sim, tmp_path, 0.5)
-    assert _wait_for(lambda: (tmp_path / RESULT).exists())
+    assert wait_for(lambda: (tmp_path / RESULT).exists(), timeout=30.0)
     assert "back to the state before the apply" in (tmp_path / RESULT).read_text()
     with VppConnection.open(vpp_sim.socket, vpp_sim.api_dir) as conn:
         assert conn.dump() == pre

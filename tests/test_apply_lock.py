@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from tests.apply_models import wait_for
 from vppcfg.apply.confirm import (
     RESULT,
     ROLLING,
@@ -97,13 +98,6 @@ def test_confirm_consumes_pending(tmp_path):
         confirm(tmp_path)
 
 
-def _wait_for(predicate, timeout: float = 20.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_confirm_after_a_timer_died_mid_rollback_says_so(tmp_path):
@@ -116,7 +110,7 @@ def test_timer_exits_quietly_when_confirmed(tmp_path):
     record(tmp_path, _pending(tmp_path, time.time() + 30))
     pid = start_timer(tmp_path)
     confirm(tmp_path)
-    assert _wait_for(lambda: not _alive(pid))
+    assert wait_for(lambda: not _alive(pid))
     assert last_result(tmp_path) is None
 
 
@@ -125,8 +119,8 @@ def test_timer_rolls_back_at_deadline_and_reports(tmp_path):
     # pending state at the deadline and report the failed rollback.
     record(tmp_path, _pending(tmp_path, time.time() + 0.3))
     pid = start_timer(tmp_path)
-    assert _wait_for(lambda: (tmp_path / RESULT).exists())
-    assert _wait_for(lambda: not _alive(pid))
+    assert wait_for(lambda: (tmp_path / RESULT).exists())
+    assert wait_for(lambda: not _alive(pid))
     assert not is_pending(tmp_path)
     assert "rollback FAILED" in last_result(tmp_path)
     assert "VPP API definitions" in last_result(tmp_path)
@@ -144,7 +138,7 @@ def test_timer_claims_only_under_the_apply_lock(tmp_path):
         time.sleep(1.0)  # well past the deadline: the timer waits for the lock
         assert is_pending(tmp_path)
         assert "confirmed" in confirm(tmp_path)
-    assert _wait_for(lambda: not _alive(pid))
+    assert wait_for(lambda: not _alive(pid))
     assert last_result(tmp_path) is None
 
 

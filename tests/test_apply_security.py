@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.apply_models import wait_for
 from tests.unprivileged import REPO, SKIP_REASON
 from tests.walk import random_config, to_text
 from vppcfg import config
@@ -51,13 +52,6 @@ def _pending(tmp_path: Path, deadline: float, pre: Dataplane | None = None) -> P
                    deadline=deadline, timeout=1.0)
 
 
-def _wait_for(predicate, timeout: float = 20.0) -> bool:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def _gone(pid: int) -> bool:
@@ -89,7 +83,7 @@ def test_timer_ignores_a_package_planted_in_the_working_directory(tmp_path, monk
     assert timer_alive(state)  # the real timer: it answered the handshake and runs
     assert os.readlink(f"/proc/{pid}/cwd") == "/"
     assert "confirmed" in confirm(state)
-    assert _wait_for(lambda: _gone(pid))
+    assert wait_for(lambda: _gone(pid))
     assert "confirmed in time; no rollback" in (state / LOG).read_text()
     assert not marker.exists()
 
@@ -131,7 +125,7 @@ def test_a_dead_timer_is_reported_by_confirm_plan_and_apply(tmp_path, capsys):
     record(state, _pending(tmp_path, time.time() + 60))
     pid = start_timer(state)
     os.kill(pid, signal.SIGKILL)
-    assert _wait_for(lambda: _gone(pid))
+    assert wait_for(lambda: _gone(pid))
     cfg = tmp_path / "c.yaml"
     cfg.write_text("loopbacks:\n  loop0: {}\n")
     assert main(["plan", "--novpp", "-c", str(cfg), "--state-dir", str(state)]) == 0
